@@ -1,0 +1,25 @@
+# Two commands: `make run` serves everything, `make test` tests everything.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install bench bench-full clean
+
+run: $(STAMP)
+	$(PY) -m toolrouter.devservices --serve --port $(PORT)
+
+test: $(STAMP)
+	$(PY) -m toolrouter.devservices -- $(PY) -m pytest $(PYTEST_ARGS)
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .data

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.support.openai_server import FakeOpenAI
+from tests.support.worker import celery_worker
+
+
+@pytest.fixture(scope="module")
+def local_worker(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """A real Celery worker with the default (local model) embedding provider."""
+    with django_db_blocker.unblock():
+        with celery_worker():
+            yield
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def admin_client_logged_in(client, django_user_model):
+    user = django_user_model.objects.create_superuser(username="curator", password="pw-for-tests-only")
+    client.force_login(user)
+    return client

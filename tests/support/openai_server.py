@@ -1,0 +1,117 @@
+"""A real HTTP server speaking the OpenAI protocol, for tests of the `openai` paths.
+
+It answers /v1/embeddings with deterministic vectors (a hash of each word, summed),
+and /v1/chat/completions with a tool call chosen by a function the test gives.
+`fail_with` makes it answer that HTTP status; `delay` makes it slow.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+import numpy as np
+
+
+def word_vector(text: str, dimensions: int) -> list[float]:
+    vector = np.zeros(dimensions, dtype=np.float64)
+    for word in text.lower().split():
+        seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:4], "little")
+        vector += np.random.default_rng(seed).standard_normal(dimensions)
+    norm = np.linalg.norm(vector) or 1.0
+    return (vector / norm).tolist()
+
+
+class FakeOpenAI:
+    def __init__(self, dimensions: int = 384,
+                 choose_tool_call: Callable[[dict], dict] | None = None) -> None:
+        self.dimensions = dimensions
+        self.choose_tool_call = choose_tool_call
+        self.fail_with: int | None = None
+        self.delay = 0.0
+        self.requests: list[dict] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                fake.requests.append({"path": self.path, "body": body})
+                if fake.delay:
+                    time.sleep(fake.delay)
+                if fake.fail_with:
+                    return self._reply(fake.fail_with, {"error": {"message": "injected failure", "type": "server_error"}})
+                if self.path.endswith("/embeddings"):
+                    return self._reply(200, fake.embeddings(body))
+                if self.path.endswith("/chat/completions"):
+                    return self._reply(200, fake.chat_completion(body))
+                return self._reply(404, {"error": {"message": f"no route {self.path}"}})
+
+            def _reply(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+        return Handler
+
+    def embeddings(self, body: dict) -> dict:
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        return {
+            "object": "list",
+            "model": body.get("model", ""),
+            "data": [
+                {"object": "embedding", "index": i, "embedding": word_vector(text, self.dimensions)}
+                for i, text in enumerate(inputs)
+            ],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+
+    def chat_completion(self, body: dict) -> dict:
+        call = self.choose_tool_call(body) if self.choose_tool_call else {"name": "noop", "arguments": {}}
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [{
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+                    }],
+                },
+            }],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }

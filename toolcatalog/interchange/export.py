@@ -1,0 +1,72 @@
+"""Export a toolcatalog/v1 catalog as v1, OpenAI, Anthropic or MCP tool lists.
+
+OpenAI and Anthropic names go through a :class:`NameMap` over the whole
+catalog, so exported names are valid, unique and map back exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .detect import MCP, OPENAI, OPENAPI, V1, canonical_format
+from .errors import InterchangeError
+from .mcp import tags_to_annotations
+from .model import ParsedCatalog
+from .names import NameMap
+from .toolcatalog_v1 import export_v1, parse_v1
+
+
+def _as_parsed(catalog: dict[str, Any] | ParsedCatalog) -> ParsedCatalog:
+    """Validate a v1 dict (or pass a ParsedCatalog through); refuse bad entries."""
+    if isinstance(catalog, ParsedCatalog):
+        return catalog
+    parsed = parse_v1(catalog)
+    if parsed.rejected:
+        problems = "; ".join(str(r) for r in parsed.rejected[:5])
+        more = f" (and {len(parsed.rejected) - 5} more)" if len(parsed.rejected) > 5 else ""
+        raise InterchangeError(f"cannot export a catalog with invalid entries: {problems}{more}")
+    return parsed
+
+
+def catalog_name_map(catalog: dict[str, Any] | ParsedCatalog) -> NameMap:
+    """The NameMap an OpenAI/Anthropic export of ``catalog`` uses."""
+    return NameMap(tool["name"] for tool in _as_parsed(catalog).tools)
+
+
+def _openai(catalog: ParsedCatalog, names: NameMap) -> list[dict[str, Any]]:
+    return [{"type": "function",
+             "function": {"name": names.external(t["name"]), "description": t["description"],
+                          "parameters": t["parameters"]}}
+            for t in catalog.tools]
+
+
+def _anthropic(catalog: ParsedCatalog, names: NameMap) -> list[dict[str, Any]]:
+    return [{"name": names.external(t["name"]), "description": t["description"],
+             "input_schema": t["parameters"]}
+            for t in catalog.tools]
+
+
+def _mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    out = {"name": tool["name"], "description": tool["description"], "inputSchema": tool["parameters"]}
+    annotations = tags_to_annotations(tool.get("tags", []))
+    if annotations:
+        out["annotations"] = annotations
+    return out
+
+
+def export_catalog(catalog: dict[str, Any] | ParsedCatalog, format: str = V1) -> dict[str, Any] | list[Any]:
+    """Render a v1 catalog in ``format``: "toolcatalog/v1", "openai", "anthropic" or "mcp".
+
+    Every tool is exported (filtering disabled tools is the caller's choice).
+    Raises InterchangeError for an unknown format or a catalog with invalid entries.
+    """
+    fmt = canonical_format(format)
+    if fmt == OPENAPI:
+        raise InterchangeError("export to OpenAPI is not supported; use toolcatalog/v1, openai, anthropic or mcp")
+    parsed = _as_parsed(catalog)
+    if fmt == V1:
+        return export_v1(parsed)
+    if fmt == MCP:
+        return {"tools": [_mcp_tool(t) for t in parsed.tools]}
+    names = NameMap(t["name"] for t in parsed.tools)
+    return _openai(parsed, names) if fmt == OPENAI else _anthropic(parsed, names)

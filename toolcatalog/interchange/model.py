@@ -1,0 +1,259 @@
+"""The toolcatalog/v1 shape every importer produces, with its defaults.
+
+Importers only gather raw fields; :func:`build_tool` and
+:func:`build_category` turn them into complete v1 entries (or raise
+:class:`EntryError` with a reason), so every format is validated the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
+
+from .errors import Rejection
+from .names import CATALOG_NAME_MAX, NameMap, is_catalog_name, sanitize_name
+
+FORMAT_V1 = "toolcatalog/v1"
+
+
+def default_parameters() -> dict[str, Any]:
+    """A fresh empty-object schema (a new dict each time: callers mutate)."""
+    return {"type": "object", "properties": {}}
+
+
+class EntryError(ValueError):
+    """One entry is malformed; the message becomes a Rejection reason."""
+
+
+@dataclass
+class ParsedCatalog:
+    """Result of an import: complete v1 entries plus what was skipped.
+
+    ``format`` is the detected or requested source format; ``warnings`` are
+    things a person may want to know that did not stop an entry importing
+    (renamed tools, unresolvable $refs, ...).
+    """
+
+    categories: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    format: str = ""
+
+    def to_document(self) -> dict[str, Any]:
+        """The catalog as a toolcatalog/v1 document."""
+        return {
+            "format": FORMAT_V1,
+            "categories": copy.deepcopy(self.categories),
+            "tools": copy.deepcopy(self.tools),
+        }
+
+
+def clean_name(raw: Any, what: str = "name") -> str:
+    """Return a valid catalog name made from ``raw`` or raise EntryError."""
+    if raw is None or raw == "":
+        raise EntryError(f"missing {what}")
+    if not isinstance(raw, str):
+        raise EntryError(f"{what} must be a string, found {type(raw).__name__}")
+    name = sanitize_name(raw)
+    if not name or set(name) <= {"_", ".", "-"}:
+        raise EntryError(f"{what} {raw!r} has no ASCII letters or digits (allowed: A-Z a-z 0-9 _ . -)")
+    if len(name) > CATALOG_NAME_MAX:
+        raise EntryError(f"{what} is {len(name)} characters long; at most {CATALOG_NAME_MAX} allowed")
+    if not is_catalog_name(name):  # pragma: no cover - sanitize_name guarantees this
+        raise EntryError(f"{what} {raw!r} cannot be made valid")
+    return name
+
+
+def check_parameters(schema: Any) -> dict[str, Any]:
+    """Validate a tool's parameter schema; return it (``type`` filled in).
+
+    LLM providers require an object schema, so a schema without ``type`` gets
+    ``"object"`` and any other type is refused.  The schema is checked against
+    its own ``$schema`` dialect (JSON Schema 2020-12 when none is named).
+    """
+    if schema is None:
+        return default_parameters()
+    if not isinstance(schema, dict):
+        raise EntryError(f"parameters must be a JSON object (a JSON Schema), found {_kind(schema)}")
+    schema = copy.deepcopy(schema)
+    kind = schema.setdefault("type", "object")
+    if kind != "object":
+        raise EntryError(f"parameters must be a schema of type 'object', found type {kind!r}")
+    validator = validators.validator_for(schema, default=Draft202012Validator)
+    try:
+        validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise EntryError(f"parameters is not a valid JSON Schema at {where}: {exc.message}") from None
+    return schema
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _string(raw: dict[str, Any], key: str, default: str = "") -> str:
+    value = raw.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise EntryError(f"{key} must be a string, found {_kind(value)}")
+    return value
+
+
+def _string_list(raw: dict[str, Any], key: str) -> list[str]:
+    value = raw.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise EntryError(f"{key} must be a list of strings")
+    return list(value)
+
+
+def _bool(raw: dict[str, Any], key: str, default: bool) -> bool:
+    value = raw.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise EntryError(f"{key} must be true or false, found {_kind(value)}")
+    return value
+
+
+def _optional_string(raw: dict[str, Any], key: str) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise EntryError(f"{key} must be a string or null, found {_kind(value)}")
+    return value or None
+
+
+def build_tool(raw: dict[str, Any], source: str) -> dict[str, Any]:
+    """A complete v1 tool from ``raw`` v1-named fields, or EntryError.
+
+    ``raw`` may miss every optional field; the SPEC defaults fill them.
+    ``source`` is kept when ``raw`` already names one (a re-imported export).
+    """
+    return {
+        "name": clean_name(raw.get("name")),
+        "description": _string(raw, "description").strip(),
+        "category": _optional_string(raw, "category"),
+        "parameters": check_parameters(raw.get("parameters")),
+        "hypothetical_queries": _string_list(raw, "hypothetical_queries"),
+        "usage_hint": _string(raw, "usage_hint"),
+        "related_tools": _string_list(raw, "related_tools"),
+        "core": _bool(raw, "core", False),
+        "enabled": _bool(raw, "enabled", True),
+        "tags": _string_list(raw, "tags"),
+        "source": _string(raw, "source") or source,
+    }
+
+
+def build_category(raw: dict[str, Any]) -> dict[str, Any]:
+    """A complete v1 category from ``raw``, or EntryError."""
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise EntryError("missing category name" if not name else "category name must be a string")
+    return {
+        "name": name.strip(),
+        "description": _string(raw, "description").strip(),
+        "keywords": _string_list(raw, "keywords"),
+        "workflow_hint": _string(raw, "workflow_hint"),
+        "parent": _optional_string(raw, "parent"),
+    }
+
+
+class CatalogBuilder:
+    """Collects tools and categories for one import, enforcing uniqueness.
+
+    Every importer feeds raw entries here; rejections and warnings are
+    recorded instead of raised so that one bad entry never sinks the file.
+    """
+
+    def __init__(self, source: str, name_map: NameMap | None = None) -> None:
+        self.source = source
+        self.name_map = name_map
+        self.result = ParsedCatalog(format=source)
+        self._tool_index: dict[str, int] = {}
+        self._categories: dict[str, dict[str, Any]] = {}
+
+    def warn(self, message: str) -> None:
+        self.result.warnings.append(message)
+
+    def reject(self, index: int, name: Any, reason: str, kind: str = "tool") -> None:
+        label = name if isinstance(name, str) else ""
+        self.result.rejected.append(Rejection(index, label, reason, kind))
+
+    def add_entry(self, index: int, entry: Any,
+                  extract: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any] | None:
+        """Add one source-format entry: ``extract`` maps it to v1 fields or raises EntryError."""
+        if not isinstance(entry, dict):
+            self.reject(index, None, f"entry must be an object, found {_kind(entry)}")
+            return None
+        try:
+            raw = extract(entry)
+        except EntryError as exc:
+            self.reject(index, entry.get("name"), str(exc))
+            return None
+        return self.add_tool(index, raw)
+
+    def add_tool(self, index: int, raw: dict[str, Any]) -> dict[str, Any] | None:
+        """Build and add a tool; on failure record a Rejection and return None."""
+        if self.name_map is not None and isinstance(raw.get("name"), str):
+            # A name we once exported (e.g. "github__search") comes back as itself.
+            raw = {**raw, "name": self.name_map.get(raw["name"], raw["name"])}
+        try:
+            tool = build_tool(raw, self.source)
+        except EntryError as exc:
+            self.reject(index, raw.get("name"), str(exc))
+            return None
+        if tool["name"] in self._tool_index:
+            first = self._tool_index[tool["name"]]
+            self.reject(index, tool["name"], f"duplicate name (first used by entry #{first})")
+            return None
+        if tool["name"] != raw.get("name"):
+            self.warn(f"tool {raw.get('name')!r} renamed to {tool['name']!r} (illegal characters)")
+        self._tool_index[tool["name"]] = index
+        self.result.tools.append(tool)
+        return tool
+
+    def add_category(self, index: int, raw: Any) -> None:
+        """Add a category (later duplicates are rejected)."""
+        if not isinstance(raw, dict):
+            self.reject(index, None, f"category must be an object, found {_kind(raw)}", kind="category")
+            return
+        try:
+            category = build_category(raw)
+        except EntryError as exc:
+            self.reject(index, raw.get("name"), str(exc), kind="category")
+            return
+        if category["name"] in self._categories:
+            self.reject(index, category["name"], "duplicate category name", kind="category")
+            return
+        self._categories[category["name"]] = category
+        self.result.categories.append(category)
+
+    def ensure_category(self, name: str, description: str = "", workflow_hint: str = "") -> None:
+        """Add a category unless one of that name exists."""
+        if name not in self._categories:
+            self.add_category(len(self._categories),
+                              {"name": name, "description": description, "workflow_hint": workflow_hint})
+
+    def finish(self) -> ParsedCatalog:
+        """Add categories the tools use but nobody declared; check references."""
+        for tool in self.result.tools:
+            if tool["category"] and tool["category"] not in self._categories:
+                self.warn(f"category {tool['category']!r} used by {tool['name']!r} was not declared; added")
+                self.ensure_category(tool["category"])
+        for tool in self.result.tools:
+            for related in tool["related_tools"]:
+                if related not in self._tool_index:
+                    self.warn(f"tool {tool['name']!r} lists unknown related tool {related!r}")
+        for category in self.result.categories:
+            if category["parent"] and category["parent"] not in self._categories:
+                self.warn(f"category {category['name']!r} has unknown parent {category['parent']!r}")
+        return self.result

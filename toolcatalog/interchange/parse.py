@@ -1,0 +1,75 @@
+"""Entry points: detect a document's format and import it as toolcatalog/v1."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format, detect_loaded, vote
+from .errors import InterchangeError
+from .loading import load_document
+from .mcp import parse_mcp
+from .model import ParsedCatalog
+from .names import NameMap
+from .openapi import parse_openapi
+from .providers import parse_anthropic, parse_openai
+from .toolcatalog_v1 import parse_v1
+
+Document = dict[str, Any] | list[Any] | str | bytes
+
+
+def _load(data: Document) -> Any:
+    return load_document(data) if isinstance(data, (str, bytes)) else data
+
+
+def detect_format(data: Document) -> str:
+    """One of "toolcatalog/v1", "openai", "anthropic", "mcp", "openapi".
+
+    Raises InterchangeError (with a message for a person) when the document
+    matches none of them.
+    """
+    return detect_loaded(_load(data))
+
+
+def _only_default_marker(doc: Any) -> bool:
+    """True for ``{"tools": [...]}`` whose entries say nothing about their format."""
+    return isinstance(doc, dict) and set(doc) <= {"tools"} and vote(doc.get("tools") or []) is None
+
+
+def _check_claim(doc: Any, claimed: str) -> None:
+    """Refuse a document that clearly is in another format than the one named."""
+    try:
+        detected = detect_loaded(doc)
+    except InterchangeError:
+        return  # the format's own parser explains what it expected
+    if claimed == V1 and isinstance(doc, dict) and set(doc) <= {"format", "categories", "tools"}:
+        return  # a v1 document without its "format" line looks like a provider list
+    if detected != claimed and not _only_default_marker(doc):
+        raise InterchangeError(f"the document was imported as {claimed!r} but looks like {detected!r}; "
+                               f"import it as {detected!r} or leave the format out")
+
+
+def parse_catalog(data: Document, format: str | None = None, *, server_name: str | None = None,
+                  name_map: NameMap | None = None) -> ParsedCatalog:
+    """Import a tool catalog in any supported format as toolcatalog/v1 entries.
+
+    ``data`` is a loaded document or its JSON/YAML text.  ``format`` skips
+    detection (and is checked against the document).  ``server_name`` names
+    a single MCP server (its category and clash prefix).  ``name_map`` maps
+    provider-safe names from an earlier export back to catalog names.
+    Malformed entries land in ``rejected``; a document that is not a catalog
+    raises InterchangeError.
+    """
+    doc = _load(data)
+    if format:
+        fmt = canonical_format(format)
+        _check_claim(doc, fmt)
+    else:
+        fmt = detect_loaded(doc)
+    parsers: dict[str, Callable[[], ParsedCatalog]] = {
+        V1: lambda: parse_v1(doc, name_map),
+        OPENAI: lambda: parse_openai(doc, name_map),
+        ANTHROPIC: lambda: parse_anthropic(doc, name_map),
+        MCP: lambda: parse_mcp(doc, server_name, name_map),
+        OPENAPI: lambda: parse_openapi(doc),
+    }
+    return parsers[fmt]()

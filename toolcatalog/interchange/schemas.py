@@ -1,0 +1,202 @@
+"""JSON Schema helpers: walking sub-schemas, expanding $refs, OpenAPI 3.0 fixes.
+
+Tool parameter schemas must be self-contained (an LLM sees only the tool),
+so every local ``$ref`` is expanded in place.  The walk only follows
+keywords that hold schemas; values such as ``example`` or ``default`` are
+data and are never mistaken for schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+from urllib.parse import unquote
+
+Schema = dict[str, Any]
+
+_SCHEMA_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
+                    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+_SCHEMA_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_MAX_DEPTH = 40
+
+
+def map_subschemas(schema: Schema, fn: Callable[[Any], Any]) -> Schema:
+    """A copy of ``schema`` with ``fn`` applied to each direct sub-schema."""
+    out = dict(schema)
+    for key in _SCHEMA_KEYWORDS:
+        if isinstance(out.get(key), dict):
+            out[key] = fn(out[key])
+        elif key == "items" and isinstance(out.get(key), list):
+            out[key] = [fn(s) for s in out[key]]
+    for key in _SCHEMA_LIST_KEYWORDS:
+        if isinstance(out.get(key), list):
+            out[key] = [fn(s) if isinstance(s, dict) else s for s in out[key]]
+    for key in _SCHEMA_MAP_KEYWORDS:
+        if isinstance(out.get(key), dict):
+            out[key] = {k: fn(v) if isinstance(v, dict) else v for k, v in out[key].items()}
+    return out
+
+
+def _unescape(token: str) -> str:
+    return unquote(token).replace("~1", "/").replace("~0", "~")
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1] or ref
+
+
+class RefResolver:
+    """Resolves local ``#/...`` references against one document.
+
+    Problems (external or missing refs, cycles) never raise: the offending
+    ref becomes a placeholder object schema and a message is appended to
+    ``warnings``, so one broken schema does not sink a whole spec.
+    """
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+        self.warnings: list[str] = []
+
+    def lookup(self, ref: str) -> Any:
+        """The value a local JSON pointer ref points at; KeyError if none."""
+        if not ref.startswith("#"):
+            raise KeyError(ref)
+        node: Any = self.document
+        for token in filter(None, ref[1:].split("/")):
+            token = _unescape(token)
+            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, dict) and token in node:
+                node = node[token]
+            else:
+                raise KeyError(ref)
+        return node
+
+    def deref(self, obj: Any) -> Any:
+        """Follow a chain of refs on a non-schema object (parameter, requestBody, ...)."""
+        seen: set[str] = set()
+        while isinstance(obj, dict) and isinstance(obj.get("$ref"), str):
+            ref = obj["$ref"]
+            if ref in seen:
+                self.warnings.append(f"reference cycle at {ref}")
+                return {}
+            seen.add(ref)
+            try:
+                obj = self.lookup(ref)
+            except KeyError:
+                self.warnings.append(f"cannot resolve reference {ref!r}")
+                return {}
+        return obj
+
+    def expand(self, schema: Any, _stack: tuple[str, ...] = ()) -> Any:
+        """A copy of ``schema`` with every ref expanded; cycles left as stubs."""
+        if not isinstance(schema, dict):
+            return schema
+        if len(_stack) > _MAX_DEPTH:
+            return {"type": "object", "description": "Schema nested too deeply; not expanded."}
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            return self._expand_ref(schema, ref, _stack)
+        return map_subschemas(schema, lambda sub: self.expand(sub, _stack))
+
+    def _expand_ref(self, schema: Schema, ref: str, stack: tuple[str, ...]) -> Schema:
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        if ref in stack:
+            target: Schema = {"type": "object",
+                              "description": f"Recursive reference to {_ref_name(ref)} (not expanded)."}
+        else:
+            try:
+                found = self.lookup(ref)
+            except KeyError:
+                self.warnings.append(f"cannot resolve reference {ref!r}")
+                found = {"type": "object", "description": f"Unresolved reference {ref}."}
+            target = self.expand(found, stack + (ref,)) if isinstance(found, dict) else {}
+        # OpenAPI 3.1 allows keywords next to $ref; they refine the target.
+        expanded_siblings = self.expand(siblings, stack)
+        return {**target, **expanded_siblings}
+
+
+def openapi30_to_json_schema(schema: Any) -> Any:
+    """Rewrite OpenAPI 3.0 schema dialect into JSON Schema 2020-12.
+
+    ``nullable`` becomes a ``"null"`` type, boolean ``exclusiveMinimum`` /
+    ``exclusiveMaximum`` become numeric bounds, ``example`` becomes
+    ``examples``, and OpenAPI-only keywords (``xml``, ``discriminator``,
+    ``externalDocs``) are dropped.  Also safe on 3.1 schemas.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in ("xml", "discriminator", "externalDocs"):
+        out.pop(key, None)
+    if out.pop("nullable", False) is True:
+        _make_nullable(out)
+    for bound, limit in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(out.get(bound), bool):
+            if out.pop(bound) and limit in out:
+                out[bound] = out.pop(limit)
+    if "example" in out and "examples" not in out:
+        out["examples"] = [out.pop("example")]
+    return map_subschemas(out, openapi30_to_json_schema)
+
+
+def _make_nullable(schema: Schema) -> None:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        schema["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        schema["type"] = [*kind, "null"]
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+
+
+def drop_read_only(schema: Any) -> Any:
+    """Remove ``readOnly`` properties: a request can never send them."""
+    if not isinstance(schema, dict):
+        return schema
+    out = map_subschemas(schema, drop_read_only)
+    props = out.get("properties")
+    if isinstance(props, dict):
+        hidden = {k for k, v in props.items() if isinstance(v, dict) and v.get("readOnly") is True}
+        if hidden:
+            out["properties"] = {k: v for k, v in props.items() if k not in hidden}
+            if isinstance(out.get("required"), list):
+                out["required"] = [r for r in out["required"] if r not in hidden]
+                if not out["required"]:
+                    del out["required"]
+    return out
+
+
+def is_object_schema(schema: Any) -> bool:
+    """True for a plain object schema whose properties can be merged."""
+    if not isinstance(schema, dict) or any(k in schema for k in ("oneOf", "anyOf", "allOf")):
+        return False
+    kind = schema.get("type")
+    return kind == "object" or (kind is None and isinstance(schema.get("properties"), dict))
+
+
+def flatten_all_of(schema: Any) -> Any:
+    """Merge a top-level ``allOf`` of object schemas into one object schema.
+
+    Common for request bodies (``allOf: [NewPet, {properties: {id}}]``);
+    anything that is not a list of object schemas is returned unchanged.
+    """
+    if not isinstance(schema, dict) or not isinstance(schema.get("allOf"), list):
+        return schema
+    parts = [flatten_all_of(p) for p in schema["allOf"]]
+    if not all(is_object_schema(p) for p in parts):
+        return schema
+    merged: Schema = {k: v for k, v in schema.items() if k != "allOf"}
+    merged["type"] = "object"
+    properties: dict[str, Any] = dict(merged.get("properties", {}))
+    required: list[str] = list(merged.get("required", []))
+    for part in parts:
+        properties.update(part.get("properties", {}))
+        required += [r for r in part.get("required", []) if r not in required]
+        for key, value in part.items():
+            if key not in ("properties", "required", "type"):
+                merged.setdefault(key, value)
+    merged["properties"] = properties
+    if required:
+        merged["required"] = required
+    return merged

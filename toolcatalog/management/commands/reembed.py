@@ -1,0 +1,36 @@
+from django.core.management.base import BaseCommand
+from tqdm import tqdm
+
+from toolcatalog import services
+from toolcatalog.embeddings import EmbeddingProviderError
+from toolcatalog.models import EmbeddingStatus
+
+
+class Command(BaseCommand):
+    help = "Embed every stale, pending or failed row now, in this process (--all: every row)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--all", action="store_true", help="re-embed everything, e.g. after a model change")
+
+    def handle(self, *args, all: bool = False, **options) -> None:
+        if all:
+            services.mark_all_for_reembedding()
+        from django.conf import settings
+
+        batch = settings.EMBEDDING_BATCH_SIZE
+        total_embedded = total_failed = 0
+        for kind, model in services.EMBEDDED_MODELS.items():
+            ids = list(model.objects.exclude(embedding_status=EmbeddingStatus.READY, embedding_text_hash__gt="")
+                       .values_list("pk", flat=True))
+            ids += list(services.stale_model_ids(model))
+            ids = sorted(set(ids))
+            with tqdm(total=len(ids), desc=kind, unit="row", disable=not ids) as bar:
+                for start in range(0, len(ids), batch):
+                    chunk = ids[start:start + batch]
+                    try:
+                        total_embedded += services.embed_objects(kind, chunk).embedded
+                    except EmbeddingProviderError as exc:
+                        services.record_embedding_error(kind, chunk, str(exc), final=True)
+                        total_failed += len(chunk)
+                    bar.update(len(chunk))
+        self.stdout.write(f"embedded {total_embedded}, failed {total_failed}")

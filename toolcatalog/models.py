@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from . import validation
+
+
+def empty_parameters() -> dict:
+    return {"type": "object", "properties": {}}
+
+
+class EmbeddingStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class Embedded(models.Model):
+    """An embedding and what it was made from, so that stale vectors can be found."""
+
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, editable=False)
+    embedding_dimensions = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    embedding_text_hash = models.CharField(max_length=64, blank=True, editable=False)
+    embedding_status = models.CharField(
+        max_length=10, choices=EmbeddingStatus.choices, default=EmbeddingStatus.PENDING, db_index=True, editable=False
+    )
+    embedding_error = models.TextField(blank=True, editable=False)
+    embedding_requested_at = models.DateTimeField(null=True, blank=True, editable=False)
+    embedded_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+
+class Category(Embedded):
+    name = models.CharField(max_length=128, unique=True)
+    description = models.TextField(blank=True)
+    keywords = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    workflow_hint = models.TextField(blank=True, help_text="Markdown, returned with the tools of this category.")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "categories"
+        indexes = [
+            HnswIndex(name="category_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
+                      m=16, ef_construction=64),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors = {}
+        if message := validation.name_error("category", self.name):
+            errors["name"] = message
+        if self.parent_id and self.pk and self._parent_chain_contains_self():
+            errors["parent"] = f"category {self.name!r}: parent {self.parent.name!r} would make a cycle."
+        if errors:
+            raise ValidationError(errors)
+
+    def _parent_chain_contains_self(self) -> bool:
+        seen = set()
+        node = self.parent
+        while node is not None and node.pk not in seen:
+            if node.pk == self.pk:
+                return True
+            seen.add(node.pk)
+            node = node.parent
+        return False
+
+
+class Tool(Embedded):
+    name = models.CharField(max_length=128, unique=True)
+    description = models.TextField()
+    category = models.ForeignKey(Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="tools")
+    parameters = models.JSONField(default=empty_parameters, blank=True, help_text="A JSON Schema object.")
+    usage_hint = models.TextField(blank=True, help_text="What the tool returns and what to call next.")
+    related_tools = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="related_from")
+    core = models.BooleanField(default=False, help_text="Always offered, whatever the query.")
+    enabled = models.BooleanField(default=True, db_index=True)
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    source = models.CharField(max_length=200, blank=True, help_text="Where the definition came from.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        indexes = [
+            HnswIndex(name="tool_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
+                      m=16, ef_construction=64),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors = {}
+        if message := validation.name_error("tool", self.name):
+            errors["name"] = message
+        if message := validation.parameters_error(self.name, self.parameters):
+            errors["parameters"] = message
+        if not (self.description or "").strip():
+            errors["description"] = f"tool {self.name!r}: description must not be empty."
+        if errors:
+            raise ValidationError(errors)
+
+
+class QuerySource(models.TextChoices):
+    CURATED = "curated", "Curated"
+    IMPORTED = "imported", "Imported"
+    LEARNED = "learned", "Learned"
+
+
+class HypotheticalQuery(Embedded):
+    """A request a user might make for which the tool is the answer."""
+
+    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="hypothetical_queries")
+    text = models.CharField(max_length=500)
+    source = models.CharField(max_length=10, choices=QuerySource.choices, default=QuerySource.CURATED)
+    approved = models.BooleanField(default=True, help_text="Only approved queries take part in routing.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tool__name", "id"]
+        verbose_name_plural = "hypothetical queries"
+        constraints = [models.UniqueConstraint(fields=["tool", "text"], name="unique_query_per_tool")]
+        indexes = [
+            HnswIndex(name="query_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
+                      m=16, ef_construction=64),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def clean(self) -> None:
+        if not (self.text or "").strip():
+            raise ValidationError({"text": "hypothetical query: text must not be empty."})
+
+
+class Toolset(models.Model):
+    """A named subset of the catalog for one agent or client."""
+
+    name = models.CharField(max_length=128, unique=True)
+    description = models.TextField(blank=True)
+    tools = models.ManyToManyField(Tool, blank=True, related_name="toolsets")
+    categories = models.ManyToManyField(
+        Category, blank=True, related_name="toolsets", help_text="All tools of these categories and their sub-categories."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if message := validation.name_error("toolset", self.name):
+            raise ValidationError({"name": message})
+
+
+class CatalogVersion(models.Model):
+    """One row whose number grows with every catalog change; web processes compare it to rebuild."""
+
+    version = models.BigIntegerField(default=0)
+    changed_at = models.DateTimeField(auto_now=True)

@@ -1,0 +1,96 @@
+"""Reads from the catalog."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q
+
+from .models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
+
+
+def catalog_version() -> int:
+    return CatalogVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
+
+
+def embedding_counts() -> dict[str, dict[str, int]]:
+    """Per kind of object, how many embeddings are pending, ready and failed."""
+    counts = {}
+    for kind, model in (("tools", Tool), ("categories", Category), ("hypothetical_queries", HypotheticalQuery)):
+        row = model.objects.aggregate(
+            pending=Count("pk", filter=Q(embedding_status=EmbeddingStatus.PENDING)),
+            ready=Count("pk", filter=Q(embedding_status=EmbeddingStatus.READY)),
+            failed=Count("pk", filter=Q(embedding_status=EmbeddingStatus.FAILED)),
+        )
+        counts[kind] = row
+    return counts
+
+
+def category_path(category: Category | None) -> list[str]:
+    path = []
+    seen = set()
+    while category is not None and category.pk not in seen:
+        seen.add(category.pk)
+        path.append(category.name)
+        category = category.parent
+    return list(reversed(path))
+
+
+def toolset_tool_names(toolset: Toolset) -> set[str]:
+    """The tools a toolset names, plus every tool of its categories and their sub-categories."""
+    names = set(toolset.tools.values_list("name", flat=True))
+    category_ids = set(toolset.categories.values_list("pk", flat=True))
+    frontier = set(category_ids)
+    while frontier:
+        children = set(Category.objects.filter(parent_id__in=frontier).values_list("pk", flat=True)) - category_ids
+        category_ids |= children
+        frontier = children
+    names |= set(Tool.objects.filter(category_id__in=category_ids).values_list("name", flat=True))
+    return names
+
+
+def export_catalog() -> dict[str, Any]:
+    """The whole catalog as a toolcatalog/v1 document, parents before children."""
+    categories = list(Category.objects.select_related("parent"))
+    ordered: list[Category] = []
+    placed: set[int] = set()
+    while len(ordered) < len(categories):
+        progress = False
+        for category in categories:
+            if category.pk not in placed and (category.parent_id is None or category.parent_id in placed):
+                ordered.append(category)
+                placed.add(category.pk)
+                progress = True
+        if not progress:  # a cycle slipped past validation: emit the rest rather than loop
+            ordered.extend(c for c in categories if c.pk not in placed)
+            break
+    tools = Tool.objects.select_related("category").prefetch_related("hypothetical_queries", "related_tools")
+    return {
+        "format": "toolcatalog/v1",
+        "categories": [
+            {
+                "name": c.name,
+                "description": c.description,
+                "keywords": list(c.keywords),
+                "workflow_hint": c.workflow_hint,
+                "parent": c.parent.name if c.parent else None,
+                "enabled": c.enabled,
+            }
+            for c in ordered
+        ],
+        "tools": [
+            {
+                "name": t.name,
+                "description": t.description,
+                "category": t.category.name if t.category else None,
+                "parameters": t.parameters,
+                "hypothetical_queries": [q.text for q in t.hypothetical_queries.all() if q.approved],
+                "usage_hint": t.usage_hint,
+                "related_tools": sorted(r.name for r in t.related_tools.all()),
+                "core": t.core,
+                "enabled": t.enabled,
+                "tags": list(t.tags),
+                "source": t.source,
+            }
+            for t in tools
+        ],
+    }

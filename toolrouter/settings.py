@@ -1,0 +1,190 @@
+"""Settings, all from the environment, with defaults that are safe for a local run.
+
+Production is `DJANGO_DEBUG=0`: it refuses to start without a real SECRET_KEY and
+turns on secure cookies, HSTS and a strict ALLOWED_HOSTS.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("TOOLROUTER_DATA_DIR", BASE_DIR / ".data"))
+
+
+def _read_services_env() -> dict[str, str]:
+    """URLs of the embedded servers a running `make run` started (see devservices)."""
+    path = DATA_DIR / "services.env"
+    if not path.exists():
+        return {}
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
+def env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+_embedded = _read_services_env()
+DEV_SECRET_KEY = "dev-insecure-secret-key-do-not-use-in-production"
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+SECRET_KEY = env("DJANGO_SECRET_KEY", DEV_SECRET_KEY if DEBUG else "")
+if not DEBUG and (not SECRET_KEY or SECRET_KEY == DEV_SECRET_KEY or len(SECRET_KEY) < 32):
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG is off but DJANGO_SECRET_KEY is missing, the development key, or shorter "
+        "than 32 characters. Set a long random DJANGO_SECRET_KEY."
+    )
+
+ALLOWED_HOSTS = [h for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver" if DEBUG else "").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in env("DJANGO_CSRF_TRUSTED_ORIGINS").split(",") if o]
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", True)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "toolcatalog",
+    "routing",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "toolrouter.urls"
+WSGI_APPLICATION = "toolrouter.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env("DATABASE_URL") or _embedded.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/toolrouter"
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60))}
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 5)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env("REDIS_URL") or _embedded.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+# pytest sets PYTEST_VERSION: tests (and the workers they start) use their own Redis
+# database, so a `make run` worker beside them never takes a test's task.
+TESTING = bool(os.environ.get("PYTEST_VERSION"))
+if TESTING:
+    REDIS_URL = REDIS_URL.rsplit("/", 1)[0] + "/" + env("TEST_REDIS_DB", "15")
+# Short timeouts: a Redis outage must degrade a route, not hang it.
+REDIS_SOCKET_TIMEOUT = env_float("REDIS_SOCKET_TIMEOUT", 0.5)
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- Celery: Redis is the broker; tasks are acknowledged late so a killed worker loses nothing.
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600)}
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-embeddings": {
+        "task": "toolcatalog.tasks.requeue_stale_embeddings",
+        "schedule": env_float("EMBEDDING_REQUEUE_SECONDS", 60.0),
+    },
+}
+
+# --- Embeddings. One block chooses the provider; model and dimension are recorded per vector.
+EMBEDDING_PROVIDER = env("EMBEDDING_PROVIDER", "local")  # local | openai
+EMBEDDING_MODEL = env("EMBEDDING_MODEL", "all-MiniLM-L6-v2" if EMBEDDING_PROVIDER == "local" else "text-embedding-3-small")
+EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384)
+EMBEDDING_BASE_URL = env("EMBEDDING_BASE_URL")  # OpenAI-compatible servers: Azure, Ollama, vLLM, TEI...
+EMBEDDING_API_KEY = env("EMBEDDING_API_KEY") or env("OPENAI_API_KEY")
+EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
+EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 5)
+EMBEDDING_RETRY_BACKOFF_SECONDS = env_float("EMBEDDING_RETRY_BACKOFF_SECONDS", 2.0)
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "toolrouter API",
+    "DESCRIPTION": "Returns the few tools each agent request needs, with their workflow guidance.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGIN_URL = "admin:login"

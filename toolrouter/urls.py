@@ -1,0 +1,13 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from . import health
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/", include("api.urls")),
+]
