@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+
+class Scope(models.TextChoices):
+    ROUTE = "route", "route (route, tool-search, filter, feedback)"
+    CATALOG = "catalog", "catalog (catalog management, import, export)"
+
+
+def default_scopes() -> list[str]:
+    return [Scope.ROUTE]
+
+
+class ApiKey(models.Model):
+    """A client's key. Only a hash is stored; the key itself is shown once, at creation."""
+
+    name = models.CharField(max_length=128, unique=True)
+    prefix = models.CharField(max_length=16, db_index=True, editable=False, help_text="First characters, to recognise a key.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = ArrayField(models.CharField(max_length=16, choices=Scope.choices), default=default_scopes)
+    toolset = models.ForeignKey(
+        "toolcatalog.Toolset", null=True, blank=True, on_delete=models.PROTECT, related_name="api_keys",
+        help_text="When set, this key never sees a tool outside the toolset.",
+    )
+    rate_per_minute = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: the default rate from settings.")
+    revoked = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes

@@ -1,0 +1,37 @@
+"""Writes for API clients: keys."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.utils import timezone
+
+from .models import ApiKey, Scope
+
+KEY_PREFIX = "tr_"
+
+
+def hash_key(raw_key: str) -> str:
+    return hashlib.sha256(raw_key.encode("utf-8")).hexdigest()
+
+
+def create_api_key(name: str, scopes: list[str] | None = None, toolset=None) -> tuple[ApiKey, str]:
+    """Returns the stored key and the raw key, which is never stored and cannot be shown again."""
+    raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
+    api_key = ApiKey(name=name, prefix=raw_key[:10], key_hash=hash_key(raw_key),
+                     scopes=scopes or [Scope.ROUTE], toolset=toolset)
+    api_key.full_clean()
+    api_key.save()
+    return api_key, raw_key
+
+
+def touch_last_used(api_key: ApiKey, min_interval_seconds: int = 60) -> None:
+    """Keep last-used time without a write on every request."""
+    now = timezone.now()
+    if api_key.last_used_at is None or (now - api_key.last_used_at).total_seconds() > min_interval_seconds:
+        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        api_key.last_used_at = now
+
+
+def revoke_api_key(api_key: ApiKey) -> None:
+    ApiKey.objects.filter(pk=api_key.pk).update(revoked=True)
