@@ -83,6 +83,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -177,9 +178,18 @@ EMBEDDING_RETRY_BACKOFF_SECONDS = env_float("EMBEDDING_RETRY_BACKOFF_SECONDS", 2
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.LimitedJSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["api.auth.BearerKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["api.auth.HasScope"],
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
+
+# --- API limits: past each, a clear 4xx JSON error.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1_000_000)
+API_MAX_JSON_DEPTH = env_int("API_MAX_JSON_DEPTH", 32)
+API_MAX_QUERY_CHARS = env_int("API_MAX_QUERY_CHARS", 4000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES * 2, 2_621_440)
 SPECTACULAR_SETTINGS = {
     "TITLE": "toolrouter API",
     "DESCRIPTION": "Returns the few tools each agent request needs, with their workflow guidance.",
@@ -188,3 +198,41 @@ SPECTACULAR_SETTINGS = {
 }
 
 LOGIN_URL = "admin:login"
+
+# --- Routing.
+ROUTE_EMBEDDING_TIMEOUT_SECONDS = env_float("ROUTE_EMBEDDING_TIMEOUT_SECONDS", 1.0)
+ROUTE_EMBEDDING_FAILURES_TO_OPEN = env_int("ROUTE_EMBEDDING_FAILURES_TO_OPEN", 3)
+ROUTE_EMBEDDING_COOLDOWN_SECONDS = env_float("ROUTE_EMBEDDING_COOLDOWN_SECONDS", 30.0)
+QUERY_EMBEDDING_CACHE_SECONDS = env_int("QUERY_EMBEDDING_CACHE_SECONDS", 7 * 24 * 3600)
+SESSION_TTL_SECONDS = env_int("SESSION_TTL_SECONDS", 3600)
+SESSION_MAX_TOOLS = env_int("SESSION_MAX_TOOLS", 50)
+ROUTE_DEFAULT_CATEGORY = env("ROUTE_DEFAULT_CATEGORY") or None
+# The hierarchical strategy's first step: an LLM picks categories when a chat model is configured.
+CATEGORY_LLM_BASE_URL = env("CATEGORY_LLM_BASE_URL")
+CATEGORY_LLM_API_KEY = env("CATEGORY_LLM_API_KEY") or env("OPENAI_API_KEY")
+CATEGORY_LLM_MODEL = env("CATEGORY_LLM_MODEL")
+CATEGORY_LLM_TIMEOUT_SECONDS = env_float("CATEGORY_LLM_TIMEOUT_SECONDS", 2.0)
+ROUTE_DEFAULT_THRESHOLD = env_float("ROUTE_DEFAULT_THRESHOLD", 0.5)
+
+# --- Usage analytics (routing/usage.py): the request log is buffered in Redis and written in
+# batches; raw rows are pruned after a retention period, daily rollups stay for the dashboard.
+from celery.schedules import crontab  # noqa: E402 - kept beside the only schedule that needs it
+USAGE_QUERY_STORAGE = env("USAGE_QUERY_STORAGE", "store")  # store | hash | drop
+if USAGE_QUERY_STORAGE not in {"store", "hash", "drop"}:
+    raise ImproperlyConfigured("USAGE_QUERY_STORAGE must be 'store', 'hash' or 'drop'.")
+USAGE_RETENTION_DAYS = max(2, env_int("USAGE_RETENTION_DAYS", 30))  # the 24 h view reads raw rows
+USAGE_LOW_CONFIDENCE = env_float("USAGE_LOW_CONFIDENCE", 0.3)  # below it, a query joins the curation list
+USAGE_DRAIN_SECONDS = env_float("USAGE_DRAIN_SECONDS", 2.0)
+USAGE_LOCAL_BUFFER_MAX = env_int("USAGE_LOCAL_BUFFER_MAX", 10_000)  # in-process, while Redis is down
+USAGE_LOCAL_FLUSH_BATCH = env_int("USAGE_LOCAL_FLUSH_BATCH", 100)
+USAGE_REDIS_RETRY_SECONDS = env_float("USAGE_REDIS_RETRY_SECONDS", 5.0)
+CELERY_BEAT_SCHEDULE["usage-drain-request-log"] = {
+    "task": "routing.tasks.drain_request_log",
+    "schedule": USAGE_DRAIN_SECONDS,
+    "options": {"expires": max(10.0, USAGE_DRAIN_SECONDS * 5)},  # no pile-up while workers are down
+}
+CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
+    "task": "routing.tasks.prune_and_roll_up_usage",
+    # Shortly after midnight UTC; a missed run only means the dashboard reads more raw rows.
+    "schedule": crontab(hour=0, minute=10),
+}
