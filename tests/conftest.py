@@ -27,3 +27,28 @@ def admin_client_logged_in(client, django_user_model):
     user = django_user_model.objects.create_superuser(username="curator", password="pw-for-tests-only")
     client.force_login(user)
     return client
+
+
+@pytest.fixture
+def demo_catalog(db) -> None:
+    """The demo catalog with every embedding ready (computed in-process by the real model)."""
+    from tests.support.catalog import load_demo_catalog
+
+    load_demo_catalog()
+
+
+@pytest.fixture
+def route_client(db):
+    from tests.support.catalog import api_client
+
+    return api_client(["route"])
+
+
+@pytest.fixture(autouse=True)
+def fresh_routing_index() -> Iterator[None]:
+    """Each test's rolled-back catalog may reuse a version number: build the index anew."""
+    from routing.live_index import live_index
+
+    live_index.clear()
+    yield
+    live_index.clear()

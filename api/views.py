@@ -1,0 +1,76 @@
+"""Route and tool-search: validate, call the routing service, answer."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from routing import services
+from routing.meta_tool import tool_search_definition
+
+from .errors import ApiError
+from .serializers import RouteRequestSerializer, ToolSearchRequestSerializer
+
+
+def caller_of(request: Request) -> services.Caller:
+    api_key = request.auth
+    return services.Caller(api_key_id=api_key.pk, name=api_key.name, bound_toolset_id=api_key.toolset_id)
+
+
+def routed(data: dict, request: Request, endpoint: str):
+    try:
+        return services.route_request(data, caller_of(request), endpoint=endpoint)
+    except services.RouteInputError as exc:
+        raise ApiError(400, exc.code, exc.message, exc.details) from exc
+
+
+ANY_OBJECT = inline_serializer("AnyObject", fields={})
+
+
+class RouteView(APIView):
+    required_scope = "route"
+
+    @extend_schema(request=RouteRequestSerializer, responses={200: ANY_OBJECT}, summary="Select the tools a request needs")
+    def post(self, request: Request) -> Response:
+        serializer = RouteRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(routed(serializer.validated_data, request, "route").answer)
+
+
+class ToolSearchView(APIView):
+    """The backend of the `tool_search` meta-tool (seed 002)."""
+
+    required_scope = "route"
+
+    @extend_schema(request=ToolSearchRequestSerializer, responses={200: ANY_OBJECT}, summary="Backend of the tool_search meta-tool")
+    def post(self, request: Request) -> Response:
+        serializer = ToolSearchRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = {**serializer.validated_data, "format": "names"}
+        outcome = routed(data, request, "tool_search")
+        body = {
+            "tools": [{"name": m.name, "description": description, "hint": m.hint}
+                      for m, description in zip(outcome.result.matches, outcome.descriptions)],
+            "workflowGuidance": outcome.result.guidance,
+            "instruction": outcome.result.instruction,
+            "request_id": outcome.answer["request_id"],
+        }
+        if "session" in outcome.answer:
+            body["activeTools"] = outcome.answer["session"]["active_tools"]
+        return Response(body)
+
+
+class ToolSearchDefinitionView(APIView):
+    required_scope = "route"
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["openai", "anthropic"], default="openai")],
+        responses={200: ANY_OBJECT}, summary="The tool_search meta-tool's definition and a minimal system prompt",
+    )
+    def get(self, request: Request) -> Response:
+        fmt = request.query_params.get("format", "openai")
+        if fmt not in ("openai", "anthropic"):
+            raise ApiError(400, "invalid_request", "format must be 'openai' or 'anthropic'.", {"format": fmt})
+        return Response(tool_search_definition(fmt))

@@ -1,0 +1,111 @@
+"""Reads for routing: the enabled catalog as one consistent snapshot for the engine."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from routing.engine.types import CatalogSnapshot, CategoryEntry, ToolEntry
+from toolcatalog.models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, Tool
+
+
+def catalog_version() -> int:
+    return CatalogVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
+
+
+def _enabled_category_names() -> tuple[list[Category], set[str]]:
+    """Categories whose whole parent chain is enabled: a disabled parent hides its children."""
+    categories = list(Category.objects.all())
+    by_pk = {c.pk: c for c in categories}
+
+    def chain_enabled(category: Category) -> bool:
+        seen = set()
+        while category is not None and category.pk not in seen:
+            if not category.enabled:
+                return False
+            seen.add(category.pk)
+            category = by_pk.get(category.parent_id)
+        return True
+
+    enabled = [c for c in categories if chain_enabled(c)]
+    return enabled, {c.name for c in enabled}
+
+
+def _vector(value) -> np.ndarray:
+    return np.asarray(value, dtype=np.float32)
+
+
+def load_snapshot(model_id: str, attempts: int = 5) -> CatalogSnapshot:
+    """Everything the engine needs, as of one catalog version.
+
+    Every change bumps the version when it commits, so a load that starts and ends
+    on the same version read a consistent catalog; otherwise it reads again. Only
+    vectors made by `model_id` count: another model's are not comparable with the query's.
+    """
+    for _ in range(attempts - 1):
+        before = catalog_version()
+        snapshot = _read_snapshot(model_id, before)
+        if catalog_version() == before:
+            return snapshot
+    return _read_snapshot(model_id, catalog_version())
+
+
+def _read_snapshot(model_id: str, version: int) -> CatalogSnapshot:
+    categories, enabled_names = _enabled_category_names()
+    by_pk = {c.pk: c for c in categories}
+    tool_rows = list(
+        Tool.objects.filter(enabled=True)
+        .values("pk", "name", "description", "category__name", "parameters",
+                "usage_hint", "core", "embedding", "embedding_status", "embedding_model")
+    )
+    tool_rows = [r for r in tool_rows if r["category__name"] is None or r["category__name"] in enabled_names]
+    names_by_pk = {r["pk"]: r["name"] for r in tool_rows}
+    related: dict[int, list[str]] = defaultdict(list)
+    for from_id, to_id in Tool.related_tools.through.objects.values_list("from_tool_id", "to_tool_id"):
+        if from_id in names_by_pk and to_id in names_by_pk:
+            related[from_id].append(names_by_pk[to_id])
+    # Queries with a usable vector come first, in the same order as their vectors, so the
+    # engine can name the query that matched (vectors[i] belongs to queries[i]).
+    embedded_queries: dict[int, list[str]] = defaultdict(list)
+    other_queries: dict[int, list[str]] = defaultdict(list)
+    query_vectors: dict[int, list[np.ndarray]] = defaultdict(list)
+    for row in HypotheticalQuery.objects.filter(approved=True, tool_id__in=list(names_by_pk)).values(
+        "tool_id", "text", "embedding", "embedding_status", "embedding_model"
+    ).order_by("tool_id", "pk"):
+        if row["embedding_status"] == EmbeddingStatus.READY and row["embedding_model"] == model_id:
+            embedded_queries[row["tool_id"]].append(row["text"])
+            query_vectors[row["tool_id"]].append(_vector(row["embedding"]))
+        else:
+            other_queries[row["tool_id"]].append(row["text"])
+
+    tools = tuple(
+        ToolEntry(
+            name=r["name"], description=r["description"], category=r["category__name"],
+            parameters=r["parameters"] or {}, usage_hint=r["usage_hint"],
+            related_tools=tuple(sorted(related[r["pk"]])), core=r["core"],
+            hypothetical_queries=(*embedded_queries[r["pk"]], *other_queries[r["pk"]]),
+        )
+        for r in tool_rows
+    )
+    return CatalogSnapshot(
+        version=str(version),
+        tools=tools,
+        categories=tuple(
+            CategoryEntry(
+                name=c.name, description=c.description, keywords=tuple(c.keywords),
+                workflow_hint=c.workflow_hint,
+                parent=by_pk[c.parent_id].name if c.parent_id in by_pk else None,
+            )
+            for c in categories
+        ),
+        tool_vectors={
+            r["name"]: _vector(r["embedding"]) for r in tool_rows
+            if r["embedding_status"] == EmbeddingStatus.READY and r["embedding_model"] == model_id
+        },
+        query_vectors={names_by_pk[pk]: np.vstack(vs) for pk, vs in query_vectors.items()},
+        category_vectors={
+            c.name: _vector(c.embedding) for c in categories
+            if c.embedding_status == EmbeddingStatus.READY and c.embedding_model == model_id
+        },
+        model=model_id,
+    )

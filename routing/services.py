@@ -1,0 +1,129 @@
+"""Serving a route request: resolve the caller's restrictions, run the engine, log it."""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from routing.engine.llm_category import OpenAICategorySelector
+from routing.engine.router import route
+from routing.engine.types import RouteRequest, RouteResult
+from toolcatalog import selectors as catalog_selectors
+from toolcatalog.embeddings import get_provider
+from toolcatalog.models import Category, Toolset
+
+from . import sessions, usage
+from .live_index import live_index
+from .query_embeddings import query_embedder
+
+
+class RouteInputError(Exception):
+    """A request naming something that does not exist (for this caller)."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks: the API key's id and name, and the toolset it is bound to (if any)."""
+
+    api_key_id: int | None = None
+    name: str = ""
+    bound_toolset_id: int | None = None
+
+
+def allowed_tool_names(caller: Caller, toolset_name: str | None) -> frozenset[str] | None:
+    """The tools this request may see: the key's toolset, narrowed by the requested one."""
+    allowed: set[str] | None = None
+    if caller.bound_toolset_id is not None:
+        allowed = catalog_selectors.toolset_tool_names(Toolset.objects.get(pk=caller.bound_toolset_id))
+    if toolset_name:
+        toolset = Toolset.objects.filter(name=toolset_name).first()
+        if toolset is None:
+            raise RouteInputError("unknown_toolset", f"No toolset is named {toolset_name!r}.", {"toolset": toolset_name})
+        names = catalog_selectors.toolset_tool_names(toolset)
+        allowed = names if allowed is None else allowed & names
+    return None if allowed is None else frozenset(allowed)
+
+
+def check_categories(categories: list[str] | None) -> tuple[str, ...] | None:
+    if not categories:
+        return None
+    known = set(Category.objects.filter(name__in=categories, enabled=True).values_list("name", flat=True))
+    unknown = [c for c in categories if c not in known]
+    if unknown:
+        raise RouteInputError("unknown_category", f"No enabled category is named {', '.join(map(repr, unknown))}.",
+                              {"categories": unknown})
+    return tuple(dict.fromkeys(categories))
+
+
+def category_llm() -> OpenAICategorySelector | None:
+    if not (settings.CATEGORY_LLM_BASE_URL and settings.CATEGORY_LLM_MODEL):
+        return None
+    return _category_llm(settings.CATEGORY_LLM_BASE_URL, settings.CATEGORY_LLM_API_KEY,
+                         settings.CATEGORY_LLM_MODEL, settings.CATEGORY_LLM_TIMEOUT_SECONDS)
+
+
+_selectors: dict[tuple, OpenAICategorySelector] = {}
+
+
+def _category_llm(base_url: str, api_key: str, model: str, timeout: float) -> OpenAICategorySelector:
+    key = (base_url, api_key, model, timeout)
+    if key not in _selectors:
+        _selectors[key] = OpenAICategorySelector(base_url, api_key, model, timeout=timeout)
+    return _selectors[key]
+
+
+@dataclass(frozen=True)
+class Routed:
+    result: RouteResult
+    answer: dict[str, Any]  # the SPEC's JSON answer, with request_id and latency_ms
+    descriptions: list[str]  # of the matched tools, in match order
+
+
+def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "route") -> Routed:
+    """Route one request and log it."""
+    started = time.perf_counter()
+    allowed = allowed_tool_names(caller, data.get("toolset"))
+    request = RouteRequest(
+        query=data["query"],
+        limit=data.get("limit", 5),
+        mode=data.get("mode", "top_k"),
+        threshold=data.get("threshold"),
+        strategy=data.get("strategy", "auto"),
+        allowed_tools=allowed,
+        categories=check_categories(data.get("categories")),
+        include_core=data.get("include_core", True),
+        explain=data.get("explain", False),
+        format=data.get("format", "openai"),
+        default_category=settings.ROUTE_DEFAULT_CATEGORY,
+    )
+    provider = get_provider()
+    index = live_index.current(provider.model_id)
+    result = route(index, request, embed_query=query_embedder(provider), select_categories_llm=category_llm())
+    answer = result.to_dict()
+    session_id = data.get("session_id")
+    if session_id:
+        active = sessions.remember_tools(caller.api_key_id, session_id, result.names)
+        answer["session"] = {"id": session_id, "active_tools": active if active is not None else result.names,
+                             "stored": active is not None}
+    answer["request_id"] = str(uuid.uuid4())
+    answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    usage.record_request(usage.RequestRecord(
+        request_id=answer["request_id"], endpoint=endpoint, api_key_id=caller.api_key_id, client=caller.name,
+        toolset=data.get("toolset"), query=request.query, strategy=result.strategy.used,
+        confidence=result.strategy.confidence, fallback=result.strategy.fallback,
+        categories=list(result.categories),
+        results=[{"name": m.name, "rank": i + 1, "score": round(float(m.score), 4)} for i, m in enumerate(result.matches)],
+        latency_ms=answer["latency_ms"], tokens_selected=result.tokens.selected,
+        tokens_catalog=result.tokens.catalog, tokens_saved=result.tokens.saved, session_id=session_id,
+    ))
+    descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
+    return Routed(result, answer, descriptions)

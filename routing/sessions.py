@@ -1,0 +1,36 @@
+"""Tools a session has discovered, kept in Redis with a TTL (the seeds' `activeTools`).
+
+Sessions are namespaced by API key, so one client never reads another's session.
+Without Redis a route still answers; it just has no session memory.
+"""
+from __future__ import annotations
+
+import redis
+from django.conf import settings
+
+from toolrouter.redis_client import get_redis
+
+
+def _key(api_key_id: int | None, session_id: str) -> str:
+    return f"toolrouter:session:{api_key_id or 0}:{session_id}"
+
+
+def remember_tools(api_key_id: int | None, session_id: str, tool_names: list[str]) -> list[str] | None:
+    """Add `tool_names` to the session and return its tools, oldest first; None when Redis is away."""
+    key = _key(api_key_id, session_id)
+    try:
+        client = get_redis()
+        with client.pipeline() as pipe:
+            existing = client.zrange(key, 0, -1)
+            known = {n.decode() for n in existing}
+            start = len(existing)
+            new = {name: start + i for i, name in enumerate(n for n in tool_names if n not in known)}
+            if new:
+                pipe.zadd(key, new)
+            pipe.zremrangebyrank(key, 0, -settings.SESSION_MAX_TOOLS - 1)
+            pipe.expire(key, settings.SESSION_TTL_SECONDS)
+            pipe.zrange(key, 0, -1)
+            names = pipe.execute()[-1]
+    except redis.RedisError:
+        return None
+    return [n.decode() for n in names]
