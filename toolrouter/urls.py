@@ -11,3 +11,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/", include("api.urls")),
 ]
+
+handler400 = "api.errors.json_400"
+handler404 = "api.errors.json_404"
+handler500 = "api.errors.json_500"
