@@ -183,6 +183,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["api.auth.HasScope"],
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
+    # `?format=` names a tool format (openai, anthropic...), not a DRF renderer.
+    "URL_FORMAT_OVERRIDE": None,
 }
 
 # --- API limits: past each, a clear 4xx JSON error.
