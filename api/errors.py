@@ -7,7 +7,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +47,9 @@ def api_exception_handler(exc, context) -> Response:
         exc = exceptions.PermissionDenied()
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message, exc.details), status=exc.status_code)
+    # Imported here: rest_framework.views loads our parser, which imports this module.
+    from rest_framework.views import exception_handler
+
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context.get("view"))

@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from . import catalog_views, views
+from .views_feedback import FeedbackView
 
 router = SimpleRouter(trailing_slash=False)
 router.register("tools", catalog_views.ToolViewSet, basename="tool")
@@ -12,6 +13,7 @@ urlpatterns = [
     path("route", views.RouteView.as_view(), name="route"),
     path("tool-search", views.ToolSearchView.as_view(), name="tool-search"),
     path("tool-search/definition", views.ToolSearchDefinitionView.as_view(), name="tool-search-definition"),
+    path("feedback", FeedbackView.as_view(), name="feedback"),
     path("catalog/import", catalog_views.CatalogImportView.as_view(), name="catalog-import"),
     path("catalog/export", catalog_views.CatalogExportView.as_view(), name="catalog-export"),
     *router.urls,

@@ -88,8 +88,8 @@ class Routed:
     descriptions: list[str]  # of the matched tools, in match order
 
 
-def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "route") -> Routed:
-    """Route one request and log it."""
+def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "route", log: bool = True) -> Routed:
+    """Route one request and (unless `log` is false, as for the admin's trials) log it."""
     started = time.perf_counter()
     allowed = allowed_tool_names(caller, data.get("toolset"))
     request = RouteRequest(
@@ -116,6 +116,15 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
                              "stored": active is not None}
     answer["request_id"] = str(uuid.uuid4())
     answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    if log:
+        _log(answer, result, request, data, caller, endpoint)
+    descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
+    return Routed(result, answer, descriptions)
+
+
+def _log(answer: dict[str, Any], result: RouteResult, request: RouteRequest, data: dict[str, Any], caller: Caller,
+         endpoint: str) -> None:
+    session_id = data.get("session_id")
     usage.record_request(usage.RequestRecord(
         request_id=answer["request_id"], endpoint=endpoint, api_key_id=caller.api_key_id, client=caller.name,
         toolset=data.get("toolset"), query=request.query, strategy=result.strategy.used,
@@ -125,5 +134,3 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
         latency_ms=answer["latency_ms"], tokens_selected=result.tokens.selected,
         tokens_catalog=result.tokens.catalog, tokens_saved=result.tokens.saved, session_id=session_id,
     ))
-    descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
-    return Routed(result, answer, descriptions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import JsonResponse
 
+from routing.usage import usage_health
 from toolcatalog import selectors
 from toolrouter.redis_client import redis_ping
 
@@ -30,4 +31,5 @@ def readyz(request) -> JsonResponse:
             "failed": sum(c["failed"] for c in counts.values()),
             "by_kind": counts,
         }
+    body["usage_log"] = usage_health()
     return JsonResponse(body, status=200 if body["ready"] else 503)

@@ -1,0 +1,165 @@
+"""The usage log (raw rows, pruned after a retention period) and the daily rollups that outlive it.
+
+Raw rows are written in batches by `routing.usage`; the dashboard reads finished days from
+the rollups and only the current day (or the last 24 hours) from the raw rows.
+"""
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+
+class Endpoint(models.TextChoices):
+    ROUTE = "route", "route"
+    TOOL_SEARCH = "tool_search", "tool-search"
+    FILTER = "filter", "filter"
+
+
+class StrategyClass(models.TextChoices):
+    """What the dashboard's strategy mix groups the engine's strategy names into."""
+
+    FAST = "fast", "fast path"
+    SEMANTIC = "semantic", "semantic"
+    HYBRID = "hybrid", "hybrid"
+    HIERARCHICAL = "hierarchical", "hierarchical"
+    FALLBACK = "fallback", "fallback"
+    OTHER = "other", "other"
+
+
+class RequestLog(models.Model):
+    created_at = models.DateTimeField()
+    request_id = models.CharField(max_length=64, unique=True)
+    api_key = models.ForeignKey("api.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    client = models.CharField(max_length=128, blank=True)
+    toolset = models.CharField(max_length=128, null=True, blank=True)
+    endpoint = models.CharField(max_length=16, choices=Endpoint.choices)
+    query = models.TextField(null=True, blank=True, help_text="Empty when USAGE_QUERY_STORAGE is hash or drop.")
+    query_hash = models.CharField(max_length=64, blank=True)
+    strategy = models.CharField(max_length=64, blank=True)
+    strategy_class = models.CharField(max_length=16, choices=StrategyClass.choices)
+    confidence = models.FloatField(null=True, blank=True)
+    fallback = models.BooleanField(default=False)
+    categories = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    results = models.JSONField(default=list, blank=True, help_text='[{"name", "rank", "score"}]')
+    latency_ms = models.FloatField()
+    tokens_selected = models.IntegerField(default=0)
+    tokens_catalog = models.IntegerField(default=0)
+    tokens_saved = models.IntegerField(default=0)
+    session_id = models.CharField(max_length=128, null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Every dashboard read and the pruning are time-range scans.
+            models.Index(fields=["created_at"], name="requestlog_created_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} {self.request_id}"
+
+
+class Feedback(models.Model):
+    """What the agent really called after a routed turn, and the comparison with what was offered.
+
+    The comparison is stored, not recomputed, so that rollups need not join with raw rows
+    that retention may already have pruned.
+    """
+
+    request_id = models.CharField(max_length=64, unique=True)
+    api_key = models.ForeignKey("api.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    used_tools = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    offered_and_used = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    offered_unused = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    missed = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    success = models.BooleanField(null=True, blank=True)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name_plural = "feedback"
+
+    def __str__(self) -> str:
+        return f"feedback {self.request_id}"
+
+
+class DailyUsage(models.Model):
+    """One row per UTC day, also for days without traffic, so 'rolled up until' is the last row."""
+
+    day = models.DateField(unique=True)
+    requests = models.IntegerField(default=0)
+    route_requests = models.IntegerField(default=0)
+    tool_search_requests = models.IntegerField(default=0)
+    filter_requests = models.IntegerField(default=0)
+    latency_sum_ms = models.FloatField(default=0)
+    latency_p50_ms = models.FloatField(null=True, blank=True)
+    latency_p95_ms = models.FloatField(null=True, blank=True)
+    # Counts per bucket of routing.selectors_usage.LATENCY_BUCKETS_MS: percentiles over many days.
+    latency_histogram = ArrayField(models.IntegerField(), default=list, blank=True)
+    tokens_selected = models.BigIntegerField(default=0)
+    tokens_catalog = models.BigIntegerField(default=0)
+    tokens_saved = models.BigIntegerField(default=0)
+    strategy_fast = models.IntegerField(default=0)
+    strategy_semantic = models.IntegerField(default=0)
+    strategy_hybrid = models.IntegerField(default=0)
+    strategy_hierarchical = models.IntegerField(default=0)
+    strategy_fallback = models.IntegerField(default=0)
+    strategy_other = models.IntegerField(default=0)
+    low_confidence = models.IntegerField(default=0)
+    no_results = models.IntegerField(default=0)
+    feedback = models.IntegerField(default=0)
+    feedback_success = models.IntegerField(default=0)
+    feedback_failure = models.IntegerField(default=0)
+    tools_used = models.IntegerField(default=0)
+    tools_offered_and_used = models.IntegerField(default=0)
+    tools_missed = models.IntegerField(default=0)
+    rolled_up_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["day"]
+        verbose_name_plural = "daily usage"
+
+
+class DailyToolUsage(models.Model):
+    day = models.DateField()
+    tool = models.CharField(max_length=128)
+    offered = models.IntegerField(default=0)
+    used = models.IntegerField(default=0)
+    unused = models.IntegerField(default=0)
+    missed = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "tool"], name="unique_daily_tool")]
+
+
+class DailyClientUsage(models.Model):
+    day = models.DateField()
+    client = models.CharField(max_length=128)
+    requests = models.IntegerField(default=0)
+    latency_sum_ms = models.FloatField(default=0)
+    tokens_saved = models.BigIntegerField(default=0)
+    tokens_catalog = models.BigIntegerField(default=0)
+    fallback = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "client"], name="unique_daily_client")]
+
+
+class DailyCategoryUsage(models.Model):
+    day = models.DateField()
+    category = models.CharField(max_length=128)
+    requests = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "category"], name="unique_daily_category")]
+
+
+class DailyQueryMiss(models.Model):
+    """Queries that found nothing or only low-confidence tools: the curation list beyond retention."""
+
+    day = models.DateField()
+    query_hash = models.CharField(max_length=64)
+    query = models.TextField(null=True, blank=True)
+    count = models.IntegerField(default=0)
+    no_results = models.IntegerField(default=0)
+    best_confidence = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "query_hash"], name="unique_daily_query_miss")]

@@ -1,0 +1,509 @@
+"""Reads of the usage log for the dashboard and the rollups.
+
+A range is read from two sources: finished days from the daily rollups (a few rows per day,
+so months stay fast) and the rest (today, or the last 24 hours) from raw RequestLog rows.
+The `window_*` functions aggregate raw rows in SQL; the rollup job stores exactly what they
+return, so that a day reads the same before and after it is rolled up.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta, timezone as dt_timezone
+from typing import Iterator
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from toolcatalog.models import HypotheticalQuery, Tool
+
+from .models import (
+    DailyCategoryUsage, DailyClientUsage, DailyToolUsage, DailyUsage, RequestLog, StrategyClass,
+)
+
+# Upper bounds of the latency histogram buckets; the last bucket holds everything slower.
+LATENCY_BUCKETS_MS = (1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000)
+STRATEGY_CLASSES = ("fast", "semantic", "hybrid", "hierarchical", "fallback", "other")
+RANGE_DAYS = {"24h": 1, "7d": 7, "30d": 30}
+DEFAULT_RANGE = "24h"
+LOG_TABLE = RequestLog._meta.db_table
+
+
+def _utc_day_start(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=dt_timezone.utc)
+
+
+def _share(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
+
+
+def percentile_from_histogram(histogram: list[int], q: float) -> float | None:
+    """Linear interpolation inside the bucket that holds the q-th request."""
+    total = sum(histogram)
+    if not total:
+        return None
+    rank, seen = q * total, 0
+    for index, count in enumerate(histogram):
+        if count and seen + count >= rank:
+            lower = 0.0 if index == 0 else float(LATENCY_BUCKETS_MS[index - 1])
+            upper = float(LATENCY_BUCKETS_MS[min(index, len(LATENCY_BUCKETS_MS) - 1)])
+            return lower + (upper - lower) * (rank - seen) / count
+        seen += count
+    return float(LATENCY_BUCKETS_MS[-1])
+
+
+def _add_histograms(a: list[int], b: list[int]) -> list[int]:
+    size = len(LATENCY_BUCKETS_MS) + 1
+    a, b = (a or [0] * size), (b or [0] * size)
+    return [x + y for x, y in zip(a, b)]
+
+
+# --- result shapes -----------------------------------------------------------------------------
+
+@dataclass
+class Totals:
+    requests: int = 0
+    route_requests: int = 0
+    tool_search_requests: int = 0
+    filter_requests: int = 0
+    latency_sum_ms: float = 0.0
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    latency_histogram: list[int] = field(default_factory=lambda: [0] * (len(LATENCY_BUCKETS_MS) + 1))
+    tokens_selected: int = 0
+    tokens_catalog: int = 0
+    tokens_saved: int = 0
+    strategies: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STRATEGY_CLASSES, 0))
+    low_confidence: int = 0
+    no_results: int = 0
+    percentiles_exact: bool = True
+
+    @property
+    def saved_share(self) -> float | None:
+        return _share(self.tokens_saved, self.tokens_catalog)
+
+    @property
+    def latency_mean_ms(self) -> float | None:
+        return _share(self.latency_sum_ms, self.requests)
+
+    def as_rollup_fields(self) -> dict:
+        fields = asdict(self)
+        fields.pop("percentiles_exact")
+        strategies = fields.pop("strategies")
+        fields.update({f"strategy_{name}": strategies[name] for name in STRATEGY_CLASSES})
+        return fields
+
+    def merged(self, other: "Totals") -> "Totals":
+        """Sums; percentiles of the union come from the histograms (approximate)."""
+        histogram = _add_histograms(self.latency_histogram, other.latency_histogram)
+        return Totals(
+            requests=self.requests + other.requests,
+            route_requests=self.route_requests + other.route_requests,
+            tool_search_requests=self.tool_search_requests + other.tool_search_requests,
+            filter_requests=self.filter_requests + other.filter_requests,
+            latency_sum_ms=self.latency_sum_ms + other.latency_sum_ms,
+            latency_p50_ms=percentile_from_histogram(histogram, 0.5),
+            latency_p95_ms=percentile_from_histogram(histogram, 0.95),
+            latency_histogram=histogram,
+            tokens_selected=self.tokens_selected + other.tokens_selected,
+            tokens_catalog=self.tokens_catalog + other.tokens_catalog,
+            tokens_saved=self.tokens_saved + other.tokens_saved,
+            strategies={k: self.strategies[k] + other.strategies[k] for k in STRATEGY_CLASSES},
+            low_confidence=self.low_confidence + other.low_confidence,
+            no_results=self.no_results + other.no_results,
+            percentiles_exact=False,
+        )
+
+
+@dataclass
+class FeedbackTotals:
+    feedback: int = 0
+    feedback_success: int = 0
+    feedback_failure: int = 0
+    tools_used: int = 0
+    tools_offered_and_used: int = 0
+    tools_missed: int = 0
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Share of the tools agents really called that the router had offered."""
+        return _share(self.tools_offered_and_used, self.tools_used)
+
+    @property
+    def success_rate(self) -> float | None:
+        return _share(self.feedback_success, self.feedback_success + self.feedback_failure)
+
+    def as_rollup_fields(self) -> dict:
+        return asdict(self)
+
+    def merged(self, other: "FeedbackTotals") -> "FeedbackTotals":
+        return FeedbackTotals(**{k: v + getattr(other, k) for k, v in asdict(self).items()})
+
+
+@dataclass
+class ToolUsage:
+    tool: str
+    offered: int = 0
+    used: int = 0  # offered and used
+    unused: int = 0  # offered, not used
+    missed: int = 0  # used without having been offered
+
+
+@dataclass
+class ClientUsage:
+    client: str
+    requests: int = 0
+    latency_sum_ms: float = 0.0
+    tokens_saved: int = 0
+    tokens_catalog: int = 0
+    fallback: int = 0
+
+    @property
+    def latency_mean_ms(self) -> float | None:
+        return _share(self.latency_sum_ms, self.requests)
+
+    @property
+    def saved_share(self) -> float | None:
+        return _share(self.tokens_saved, self.tokens_catalog)
+
+    @property
+    def fallback_share(self) -> float | None:
+        return _share(self.fallback, self.requests)
+
+
+@dataclass
+class QueryMiss:
+    query_hash: str
+    query: str | None
+    count: int
+    no_results: int
+    best_confidence: float | None
+    added_to: list[str] = field(default_factory=list)  # tools that already have it as a hypothetical query
+
+
+@dataclass
+class SeriesPoint:
+    start: datetime
+    requests: int = 0
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    tokens_saved: int = 0
+
+
+# --- raw windows -------------------------------------------------------------------------------
+
+def _fetchall(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def window_totals(start: datetime, end: datetime) -> Totals:
+    strategy_counts = ", ".join(f"count(*) FILTER (WHERE strategy_class = '{name}')" for name in STRATEGY_CLASSES)
+    row = _fetchall(
+        f"""SELECT count(*), count(*) FILTER (WHERE endpoint = 'route'),
+                   count(*) FILTER (WHERE endpoint = 'tool_search'), count(*) FILTER (WHERE endpoint = 'filter'),
+                   coalesce(sum(latency_ms), 0),
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms),
+                   coalesce(sum(tokens_selected), 0), coalesce(sum(tokens_catalog), 0),
+                   coalesce(sum(tokens_saved), 0),
+                   count(*) FILTER (WHERE confidence < %s),
+                   count(*) FILTER (WHERE jsonb_array_length(results) = 0),
+                   {strategy_counts}
+            FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s""",
+        [settings.USAGE_LOW_CONFIDENCE, start, end],
+    )[0]
+    histogram = [0] * (len(LATENCY_BUCKETS_MS) + 1)
+    for bucket, count in _fetchall(
+        f"""SELECT width_bucket(latency_ms, %s::float8[]), count(*) FROM {LOG_TABLE}
+            WHERE created_at >= %s AND created_at < %s GROUP BY 1""",
+        [list(map(float, LATENCY_BUCKETS_MS)), start, end],
+    ):
+        histogram[bucket] = count
+    return Totals(
+        requests=row[0], route_requests=row[1], tool_search_requests=row[2], filter_requests=row[3],
+        latency_sum_ms=float(row[4]), latency_p50_ms=row[5], latency_p95_ms=row[6], latency_histogram=histogram,
+        tokens_selected=int(row[7]), tokens_catalog=int(row[8]), tokens_saved=int(row[9]),
+        low_confidence=row[10], no_results=row[11],
+        strategies=dict(zip(STRATEGY_CLASSES, row[12:])),
+    )
+
+
+def window_feedback_totals(start: datetime, end: datetime) -> FeedbackTotals:
+    row = _fetchall(
+        """SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
+                  coalesce(sum(cardinality(used_tools)), 0), coalesce(sum(cardinality(offered_and_used)), 0),
+                  coalesce(sum(cardinality(missed)), 0)
+           FROM routing_feedback WHERE created_at >= %s AND created_at < %s""",
+        [start, end],
+    )[0]
+    return FeedbackTotals(*map(int, row))
+
+
+def window_tools(start: datetime, end: datetime) -> list[ToolUsage]:
+    tools: dict[str, ToolUsage] = {}
+    for name, count in _fetchall(
+        f"""SELECT r->>'name', count(*) FROM {LOG_TABLE} l, jsonb_array_elements(l.results) r
+            WHERE l.created_at >= %s AND l.created_at < %s GROUP BY 1""",
+        [start, end],
+    ):
+        tools.setdefault(name, ToolUsage(name)).offered = count
+    for column, attribute in (("offered_and_used", "used"), ("offered_unused", "unused"), ("missed", "missed")):
+        for name, count in _fetchall(
+            f"""SELECT t, count(*) FROM routing_feedback f, unnest(f.{column}) t
+                WHERE f.created_at >= %s AND f.created_at < %s GROUP BY 1""",
+            [start, end],
+        ):
+            setattr(tools.setdefault(name, ToolUsage(name)), attribute, count)
+    return list(tools.values())
+
+
+def window_clients(start: datetime, end: datetime) -> list[ClientUsage]:
+    return [
+        ClientUsage(client, requests, float(latency), int(saved), int(catalog), fallback)
+        for client, requests, latency, saved, catalog, fallback in _fetchall(
+            f"""SELECT client, count(*), sum(latency_ms), sum(tokens_saved), sum(tokens_catalog),
+                       count(*) FILTER (WHERE fallback)
+                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s GROUP BY client""",
+            [start, end],
+        )
+    ]
+
+
+def window_categories(start: datetime, end: datetime) -> list[tuple[str, int]]:
+    return _fetchall(
+        f"""SELECT c, count(*) FROM {LOG_TABLE} l, unnest(l.categories) c
+            WHERE l.created_at >= %s AND l.created_at < %s GROUP BY 1""",
+        [start, end],
+    )
+
+
+_MISS_CONDITION = "query_hash <> '' AND (jsonb_array_length(results) = 0 OR confidence < %s)"
+
+
+def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
+    return [
+        QueryMiss(*row)
+        for row in _fetchall(
+            f"""SELECT query_hash, max(query), count(*), count(*) FILTER (WHERE jsonb_array_length(results) = 0),
+                       max(confidence)
+                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s AND {_MISS_CONDITION}
+                GROUP BY query_hash""",
+            [start, end, settings.USAGE_LOW_CONFIDENCE],
+        )
+    ]
+
+
+def window_series(start: datetime, end: datetime, bucket: str) -> list[SeriesPoint]:
+    assert bucket in ("hour", "day")  # interpolated into SQL below
+    return [
+        SeriesPoint(*row[:4], tokens_saved=int(row[4]))
+        for row in _fetchall(
+            f"""SELECT date_trunc('{bucket}', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*),
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
+                       percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), coalesce(sum(tokens_saved), 0)
+                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s GROUP BY 1 ORDER BY 1""",
+            [start, end],
+        )
+    ]
+
+
+# --- ranges: rollups for finished days + raw rows for the rest ---------------------------------
+
+@dataclass(frozen=True)
+class UsageRange:
+    key: str
+    start: datetime
+    end: datetime
+    bucket: str  # "hour" or "day": one chart point each
+    rollup_days: tuple[date, date] | None  # inclusive, read from the rollups
+    raw_start: datetime  # raw rows from here to `end`
+
+
+def resolve_range(key: str, now: datetime | None = None) -> UsageRange:
+    key = key if key in RANGE_DAYS else DEFAULT_RANGE
+    now = now or timezone.now()
+    if key == "24h":
+        start = now - timedelta(hours=24)
+        return UsageRange(key, start, now, "hour", None, start)
+    today = now.astimezone(dt_timezone.utc).date()
+    first = today - timedelta(days=RANGE_DAYS[key] - 1)
+    last_rolled = DailyUsage.objects.filter(day__gte=first, day__lt=today).aggregate(last=Max("day"))["last"]
+    if last_rolled is None:
+        return UsageRange(key, _utc_day_start(first), now, "day", None, _utc_day_start(first))
+    return UsageRange(key, _utc_day_start(first), now, "day", (first, last_rolled),
+                      _utc_day_start(last_rolled + timedelta(days=1)))
+
+
+def range_totals(r: UsageRange) -> Totals:
+    raw = window_totals(r.raw_start, r.end)
+    if r.rollup_days is None:
+        return raw
+    rows = list(DailyUsage.objects.filter(day__range=r.rollup_days).values())
+    rolled = Totals()
+    for row in rows:
+        rolled = rolled.merged(Totals(
+            **{k: row[k] for k in ("requests", "route_requests", "tool_search_requests", "filter_requests",
+                                   "latency_sum_ms", "tokens_selected", "tokens_catalog", "tokens_saved",
+                                   "low_confidence", "no_results")},
+            latency_histogram=row["latency_histogram"],
+            strategies={name: row[f"strategy_{name}"] for name in STRATEGY_CLASSES},
+        ))
+    return rolled.merged(raw)
+
+
+def range_feedback(r: UsageRange) -> FeedbackTotals:
+    raw = window_feedback_totals(r.raw_start, r.end)
+    if r.rollup_days is None:
+        return raw
+    names = list(asdict(FeedbackTotals()))
+    sums = DailyUsage.objects.filter(day__range=r.rollup_days).aggregate(**{n: Sum(n) for n in names})
+    return FeedbackTotals(**{n: sums[n] or 0 for n in names}).merged(raw)
+
+
+def range_series(r: UsageRange) -> list[SeriesPoint]:
+    """One point per hour (24 h) or day, zero-filled so that the time axis has no gaps."""
+    points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket)}
+    if r.rollup_days is not None:
+        for row in DailyUsage.objects.filter(day__range=r.rollup_days):
+            start = _utc_day_start(row.day)
+            points[start] = SeriesPoint(start, row.requests, row.latency_p50_ms, row.latency_p95_ms, row.tokens_saved)
+    step = timedelta(hours=1) if r.bucket == "hour" else timedelta(days=1)
+    cursor = r.start.replace(minute=0, second=0, microsecond=0)
+    if r.bucket == "day":
+        cursor = cursor.replace(hour=0)
+    series = []
+    while cursor < r.end:
+        series.append(points.get(cursor) or SeriesPoint(cursor))
+        cursor += step
+    return series
+
+
+def range_tools(r: UsageRange) -> list[ToolUsage]:
+    tools = {t.tool: t for t in window_tools(r.raw_start, r.end)}
+    if r.rollup_days is not None:
+        for row in (DailyToolUsage.objects.filter(day__range=r.rollup_days).values("tool")
+                    .annotate(offered=Sum("offered"), used=Sum("used"), unused=Sum("unused"), missed=Sum("missed"))):
+            tool = tools.setdefault(row["tool"], ToolUsage(row["tool"]))
+            for attribute in ("offered", "used", "unused", "missed"):
+                setattr(tool, attribute, getattr(tool, attribute) + row[attribute])
+    return list(tools.values())
+
+
+def range_clients(r: UsageRange) -> list[ClientUsage]:
+    clients = {c.client: c for c in window_clients(r.raw_start, r.end)}
+    if r.rollup_days is not None:
+        for row in (DailyClientUsage.objects.filter(day__range=r.rollup_days).values("client")
+                    .annotate(requests=Sum("requests"), latency_sum_ms=Sum("latency_sum_ms"),
+                              tokens_saved=Sum("tokens_saved"), tokens_catalog=Sum("tokens_catalog"),
+                              fallback=Sum("fallback"))):
+            client = clients.setdefault(row["client"], ClientUsage(row["client"]))
+            for attribute in ("requests", "latency_sum_ms", "tokens_saved", "tokens_catalog", "fallback"):
+                setattr(client, attribute, getattr(client, attribute) + row[attribute])
+    return sorted(clients.values(), key=lambda c: (-c.requests, c.client))
+
+
+def range_categories(r: UsageRange, limit: int = 12) -> list[tuple[str, int]]:
+    counts = dict(window_categories(r.raw_start, r.end))
+    if r.rollup_days is not None:
+        for row in (DailyCategoryUsage.objects.filter(day__range=r.rollup_days).values("category")
+                    .annotate(requests=Sum("requests"))):
+            counts[row["category"]] = counts.get(row["category"], 0) + row["requests"]
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def curation_list(r: UsageRange, limit: int = 25) -> list[QueryMiss]:
+    """Queries that found nothing or only low-confidence tools, most frequent first."""
+    rollup_part, params = "", [r.raw_start, r.end, settings.USAGE_LOW_CONFIDENCE]
+    if r.rollup_days is not None:
+        rollup_part = """UNION ALL SELECT query_hash, query, count, no_results, best_confidence
+                         FROM routing_dailyquerymiss WHERE day BETWEEN %s AND %s"""
+        params += list(r.rollup_days)
+    misses = [
+        QueryMiss(*row)
+        for row in _fetchall(
+            f"""SELECT query_hash, max(query), sum(count)::int, sum(no_results)::int, max(best_confidence)
+                FROM (SELECT query_hash, query, 1 AS count,
+                             CASE WHEN jsonb_array_length(results) = 0 THEN 1 ELSE 0 END AS no_results,
+                             confidence AS best_confidence
+                      FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s AND {_MISS_CONDITION}
+                      {rollup_part}) misses
+                GROUP BY query_hash ORDER BY 3 DESC, 2 LIMIT %s""",
+            params + [limit],
+        )
+    ]
+    _mark_already_added(misses)
+    return misses
+
+
+def _mark_already_added(misses: list[QueryMiss]) -> None:
+    texts = {m.query for m in misses if m.query}
+    added: dict[str, list[str]] = {}
+    for text, tool in HypotheticalQuery.objects.filter(text__in=texts).values_list("text", "tool__name"):
+        added.setdefault(text, []).append(tool)
+    for miss in misses:
+        miss.added_to = sorted(added.get(miss.query or "", []))
+
+
+def tool_names() -> list[str]:
+    return list(Tool.objects.order_by("name").values_list("name", flat=True))
+
+
+# --- the dashboard -----------------------------------------------------------------------------
+
+@dataclass
+class StrategyShare:
+    key: str
+    label: str
+    count: int
+    share: float | None
+
+
+@dataclass
+class DashboardData:
+    range: UsageRange
+    totals: Totals
+    feedback: FeedbackTotals
+    series: list[SeriesPoint]
+    strategies: list[StrategyShare]
+    top_tools: list[ToolUsage]
+    missed_tools: list[ToolUsage]
+    top_categories: list[tuple[str, int]]
+    clients: list[ClientUsage]
+    curation: list[QueryMiss]
+
+
+def dashboard_data(range_key: str, now: datetime | None = None) -> DashboardData:
+    r = resolve_range(range_key, now)
+    totals = range_totals(r)
+    tools = range_tools(r)
+    labels = dict(StrategyClass.choices)
+    return DashboardData(
+        range=r,
+        totals=totals,
+        feedback=range_feedback(r),
+        series=range_series(r),
+        strategies=[StrategyShare(name, labels[name], totals.strategies[name],
+                                  _share(totals.strategies[name], totals.requests))
+                    for name in STRATEGY_CLASSES],
+        top_tools=sorted(tools, key=lambda t: (-t.offered, t.tool))[:15],
+        missed_tools=sorted((t for t in tools if t.missed), key=lambda t: (-t.missed, t.tool))[:10],
+        top_categories=range_categories(r),
+        clients=range_clients(r),
+        curation=curation_list(r),
+    )
+
+
+# --- CSV export --------------------------------------------------------------------------------
+
+EXPORT_COLUMNS = ("created_at", "request_id", "client", "toolset", "endpoint", "query", "query_hash", "strategy",
+                  "strategy_class", "confidence", "fallback", "categories", "results", "latency_ms",
+                  "tokens_selected", "tokens_catalog", "tokens_saved", "session_id")
+
+
+def export_rows(r: UsageRange) -> Iterator[tuple]:
+    """Raw rows of the range, oldest first, read with a server-side cursor (months do not fit in memory)."""
+    return (RequestLog.objects.filter(created_at__gte=r.start, created_at__lt=r.end)
+            .order_by("created_at", "id").values_list(*EXPORT_COLUMNS).iterator(chunk_size=2000))

@@ -1,0 +1,12 @@
+"""Mounted at /dashboard/ by the project urlconf: include("routing.urls_dashboard")."""
+from django.urls import path
+
+from . import dashboard
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("", dashboard.overview, name="overview"),
+    path("export.csv", dashboard.export_csv, name="export_csv"),
+    path("curation/add", dashboard.add_curation_query, name="add_curation_query"),
+]

@@ -1,0 +1,502 @@
+"""Writes of the usage log: buffer every request, write in batches, roll up, prune, feedback.
+
+The hot path (`record_request`) only serialises the record and RPUSHes it onto a Redis list;
+a Celery beat task drains the list into PostgreSQL with bulk inserts. When Redis is down the
+records wait in a bounded in-process buffer that is written straight to the database in
+batches; what does not fit is dropped and counted, never silently lost.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import logging
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta, timezone as dt_timezone
+
+import redis
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, DataError, IntegrityError, transaction
+from django.db.models import Max, Min
+from django.utils import timezone
+
+from api.errors import ApiError
+from api.models import ApiKey
+from routing.engine.formats import NameMap
+from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
+from toolcatalog.services import save_validated
+from toolrouter.redis_client import get_redis
+
+from . import selectors_usage as selectors
+from .models import (
+    DailyCategoryUsage, DailyClientUsage, DailyQueryMiss, DailyToolUsage, DailyUsage, Feedback, RequestLog,
+    StrategyClass,
+)
+
+logger = logging.getLogger(__name__)
+
+REQUESTS_KEY = "usage:requests"
+DROPPED_KEY = "usage:dropped"
+DRAIN_LOCK_KEY = "usage:drain-lock"
+INSERT_BATCH = 1000
+LOCAL_FLUSH_SECONDS = 5.0
+BUFFER_SCAN_LIMIT = 20_000
+
+
+@dataclass
+class RequestRecord:
+    request_id: str
+    endpoint: str
+    api_key_id: int | None
+    client: str
+    toolset: str | None
+    query: str
+    strategy: str
+    confidence: float | None
+    fallback: bool
+    categories: list[str]
+    results: list[dict]  # [{"name", "rank", "score"}]
+    latency_ms: float
+    tokens_selected: int
+    tokens_catalog: int
+    tokens_saved: int
+    session_id: str | None
+    created_at: datetime | None = None  # now() when None
+
+
+# --- recording ---------------------------------------------------------------------------------
+
+def strategy_class(strategy: str, fallback: bool) -> str:
+    """The engine's names vary ("bm25", "auto:fast", "auto:hybrid", "hierarchical:llm"...)."""
+    name = (strategy or "").lower()
+    if fallback:
+        return StrategyClass.FALLBACK
+    if name.startswith("hierarchical"):
+        return StrategyClass.HIERARCHICAL
+    if name == "bm25" or "fast" in name:
+        return StrategyClass.FAST
+    if "hybrid" in name:
+        return StrategyClass.HYBRID
+    if "vector" in name or "semantic" in name:
+        return StrategyClass.SEMANTIC
+    return StrategyClass.OTHER
+
+
+def query_hash(query: str) -> str:
+    """Case and spacing do not make a different query for the curation list."""
+    normalised = " ".join(query.split()).casefold()
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+
+
+def stored_query(query: str | None) -> tuple[str | None, str]:
+    """(text to store, hash to store) under USAGE_QUERY_STORAGE; the raw text never reaches Redis otherwise."""
+    policy = settings.USAGE_QUERY_STORAGE
+    if not query or policy == "drop":
+        return None, ""
+    return (query if policy == "store" else None), query_hash(query)
+
+
+def _serialise(record: RequestRecord) -> str:
+    data = asdict(record)
+    data["query"], data["query_hash"] = stored_query(record.query)
+    data["created_at"] = (record.created_at or timezone.now()).isoformat()
+    return json.dumps(data, separators=(",", ":"), default=str)
+
+
+class _LocalBuffer:
+    """Records kept in this process while Redis is unreachable."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items: list[str] = []
+        self.dropped = 0  # in this process since it started
+        self.unreported = 0  # dropped here, not yet added to the Redis counter
+        self.redis_down_until = 0.0
+        self.last_flush = time.monotonic()
+
+
+_local = _LocalBuffer()
+
+
+def record_request(record: RequestRecord) -> None:
+    """Buffer one request for the log; never raises, never waits on the database in the normal case."""
+    try:
+        payload = _serialise(record)
+    except (TypeError, ValueError):
+        logger.exception("usage record %s could not be serialised", record.request_id)
+        _count_dropped(1)
+        return
+    if time.monotonic() >= _local.redis_down_until:
+        try:
+            get_redis().rpush(REQUESTS_KEY, payload)
+            return
+        except redis.RedisError as exc:
+            # Skip Redis for a while: a hung server would otherwise cost every request a timeout.
+            _local.redis_down_until = time.monotonic() + settings.USAGE_REDIS_RETRY_SECONDS
+            logger.warning("usage log: Redis unavailable (%s); buffering in process", exc)
+    _buffer_locally(payload)
+
+
+def _buffer_locally(payload: str) -> None:
+    with _local.lock:
+        if len(_local.items) >= settings.USAGE_LOCAL_BUFFER_MAX:
+            full = True
+        else:
+            full = False
+            _local.items.append(payload)
+        due = (len(_local.items) >= settings.USAGE_LOCAL_FLUSH_BATCH
+               or time.monotonic() - _local.last_flush > LOCAL_FLUSH_SECONDS)
+    if full:
+        _count_dropped(1)
+    if due:
+        flush_local_buffer()
+
+
+def _count_dropped(count: int) -> None:
+    with _local.lock:
+        _local.dropped += count
+        _local.unreported += count
+
+
+def flush_local_buffer() -> int:
+    """Write the in-process buffer straight to the database; keep it when the database fails too."""
+    with _local.lock:
+        items, _local.items = _local.items, []
+        _local.last_flush = time.monotonic()
+    if not items:
+        return 0
+    try:
+        return _insert(items)
+    except DatabaseError:
+        logger.exception("usage log: database unavailable; keeping %d records in process", len(items))
+        with _local.lock:
+            room = max(0, settings.USAGE_LOCAL_BUFFER_MAX - len(_local.items))
+            _local.items[:0] = items[:room]
+        if len(items) > room:
+            _count_dropped(len(items) - room)
+        return 0
+
+
+# --- draining ----------------------------------------------------------------------------------
+
+def drain_request_buffer(max_items: int = 5000) -> int:
+    """Move up to `max_items` buffered records into RequestLog; returns how many were written.
+
+    Read, insert, then trim: a crash between insert and trim only re-inserts rows that
+    `ignore_conflicts` on the unique request_id skips, so nothing is lost or doubled.
+    """
+    written = flush_local_buffer()
+    try:
+        client = get_redis()
+        token = uuid.uuid4().hex
+        if not client.set(DRAIN_LOCK_KEY, token, nx=True, ex=120):
+            return written  # another drainer is at it; trimming twice would lose records
+        try:
+            written += _drain_redis(client, max_items)
+            _report_dropped(client)
+        finally:
+            if client.get(DRAIN_LOCK_KEY) == token.encode():
+                client.delete(DRAIN_LOCK_KEY)
+    except redis.RedisError as exc:
+        logger.warning("usage log: cannot drain Redis buffer (%s)", exc)
+    except DatabaseError as exc:
+        logger.warning("usage log: database unavailable; records stay in Redis (%s)", exc)
+    return written
+
+
+def _drain_redis(client: redis.Redis, max_items: int) -> int:
+    written = 0
+    while written < max_items:
+        batch = client.lrange(REQUESTS_KEY, 0, min(INSERT_BATCH, max_items - written) - 1)
+        if not batch:
+            break
+        _insert(batch)
+        client.ltrim(REQUESTS_KEY, len(batch), -1)
+        written += len(batch)
+    return written
+
+
+def drain_everything() -> int:
+    """For a clean shutdown: empty both buffers."""
+    total = 0
+    while True:
+        written = drain_request_buffer(max_items=INSERT_BATCH * 10)
+        total += written
+        if written == 0:
+            return total
+
+
+def _report_dropped(client: redis.Redis) -> None:
+    with _local.lock:
+        count, _local.unreported = _local.unreported, 0
+    if count:
+        try:
+            client.incrby(DROPPED_KEY, count)
+        except redis.RedisError:
+            with _local.lock:
+                _local.unreported += count
+            raise
+
+
+def _insert(payloads: list) -> int:
+    rows = [row for row in (_to_row(p) for p in payloads) if row is not None]
+    _forget_deleted_keys(rows)
+    try:
+        with transaction.atomic():
+            RequestLog.objects.bulk_create(rows, batch_size=INSERT_BATCH, ignore_conflicts=True)
+    except DatabaseError as exc:
+        if not _is_data_error(exc):
+            raise
+        return _insert_one_by_one(rows)
+    return len(rows)
+
+
+def _is_data_error(exc: DatabaseError) -> bool:
+    return isinstance(exc, (DataError, IntegrityError))
+
+
+def _insert_one_by_one(rows: list[RequestLog]) -> int:
+    """One bad row must not block the whole buffer forever: write the others, count it dropped."""
+    written = 0
+    for row in rows:
+        try:
+            with transaction.atomic():
+                RequestLog.objects.bulk_create([row], ignore_conflicts=True)
+            written += 1
+        except DatabaseError as exc:
+            if not _is_data_error(exc):
+                raise
+            logger.error("usage log: dropping record %s: %s", row.request_id, exc)
+            _count_dropped(1)
+    return written
+
+
+def _forget_deleted_keys(rows: list[RequestLog]) -> None:
+    """A key deleted between request and drain would fail the whole batch on its foreign key."""
+    key_ids = {row.api_key_id for row in rows if row.api_key_id is not None}
+    if not key_ids:
+        return
+    existing = set(ApiKey.objects.filter(pk__in=key_ids).values_list("pk", flat=True))
+    for row in rows:
+        if row.api_key_id is not None and row.api_key_id not in existing:
+            row.api_key_id = None
+
+
+def _to_row(payload: bytes | str) -> RequestLog | None:
+    try:
+        data = json.loads(payload)
+        return RequestLog(
+            created_at=datetime.fromisoformat(data["created_at"]),
+            request_id=str(data["request_id"])[:64],
+            api_key_id=data.get("api_key_id"),
+            client=(data.get("client") or "")[:128],
+            toolset=(data.get("toolset") or None) and str(data["toolset"])[:128],
+            endpoint=str(data["endpoint"])[:16],
+            query=data.get("query"),
+            query_hash=data.get("query_hash") or "",
+            strategy=(data.get("strategy") or "")[:64],
+            strategy_class=strategy_class(data.get("strategy") or "", bool(data.get("fallback"))),
+            confidence=data.get("confidence"),
+            fallback=bool(data.get("fallback")),
+            categories=[str(c)[:128] for c in data.get("categories") or []],
+            results=_clean_results(data.get("results") or []),
+            latency_ms=float(data.get("latency_ms") or 0.0),
+            tokens_selected=int(data.get("tokens_selected") or 0),
+            tokens_catalog=int(data.get("tokens_catalog") or 0),
+            tokens_saved=int(data.get("tokens_saved") or 0),
+            session_id=(data.get("session_id") or None) and str(data["session_id"])[:128],
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        logger.error("usage log: dropping a malformed buffered record: %.200r", payload)
+        _count_dropped(1)
+        return None
+
+
+def _clean_results(results: list) -> list[dict]:
+    return [{"name": str(r.get("name", "")), "rank": int(r.get("rank") or i + 1), "score": r.get("score")}
+            for i, r in enumerate(results) if isinstance(r, dict)]
+
+
+def _drain_at_exit() -> None:
+    """Web processes: records still in this process's buffer go to the database on a clean exit."""
+    try:
+        flush_local_buffer()
+        if _local.unreported:
+            _report_dropped(get_redis())
+    except Exception:  # noqa: BLE001 - an exit hook must not raise, but must say what it lost
+        logger.exception("usage log: could not flush %d records at exit", len(_local.items))
+
+
+atexit.register(_drain_at_exit)
+
+
+# --- health ------------------------------------------------------------------------------------
+
+def usage_health() -> dict:
+    """For /readyz and the dashboard: what waits in the buffers and what was dropped."""
+    with _local.lock:
+        in_process, local_dropped, unreported = len(_local.items), _local.dropped, _local.unreported
+    body: dict = {"buffered_in_process": in_process, "dropped_in_process": local_dropped}
+    try:
+        client = get_redis()
+        pipe = client.pipeline()
+        pipe.llen(REQUESTS_KEY)
+        pipe.get(DROPPED_KEY)
+        buffered, dropped = pipe.execute()
+        body.update(redis_ok=True, buffered_in_redis=int(buffered), dropped_total=int(dropped or 0) + unreported)
+    except redis.RedisError as exc:
+        body.update(redis_ok=False, redis_error=str(exc)[:200], buffered_in_redis=None, dropped_total=unreported)
+    return body
+
+
+# --- feedback ----------------------------------------------------------------------------------
+
+def record_feedback(request_id: str, used_tools: list[str], success: bool | None, api_key_id: int | None) -> Feedback:
+    """Compare what the agent called with what the request offered; a second report replaces the first."""
+    logged = _find_request(request_id)
+    if logged is None or logged["api_key_id"] != api_key_id:
+        # A key must not learn whether another key's request exists: same answer for both.
+        raise ApiError(404, "unknown_request", "No request with this request_id was made with this API key.",
+                       {"request_id": request_id})
+    offered = [r["name"] for r in sorted(logged["results"], key=lambda r: r.get("rank") or 0)]
+    used = _catalog_names(list(dict.fromkeys(used_tools)), set(offered))
+    feedback, _ = Feedback.objects.update_or_create(
+        request_id=request_id,
+        defaults={
+            "api_key_id": api_key_id,
+            "used_tools": used,
+            "offered_and_used": [name for name in used if name in offered],
+            "offered_unused": [name for name in offered if name not in used],
+            "missed": [name for name in used if name not in offered],
+            "success": success,
+            "created_at": timezone.now(),
+        },
+    )
+    return feedback
+
+
+def _catalog_names(used: list[str], offered: set[str]) -> list[str]:
+    """Agents send back the provider-safe names the route answer gave them (SPEC: names are mapped back)."""
+    unknown = [name for name in used if name not in offered]
+    if not unknown:
+        return used
+    name_map = NameMap(set(Tool.objects.values_list("name", flat=True)) | offered)
+    return list(dict.fromkeys(name_map.internal(name) for name in used))
+
+
+def _find_request(request_id: str) -> dict | None:
+    """The logged request, from the database or, if not drained yet, from the buffers.
+
+    Looking in the database, then the buffers, then the database again cannot miss a record
+    that a concurrent drainer moves: it leaves the list only after its row is committed.
+    """
+    found = _request_from_db(request_id)
+    if found is None:
+        drain_request_buffer()
+        found = _request_from_db(request_id) or _request_from_buffers(request_id) or _request_from_db(request_id)
+    return found
+
+
+def _request_from_db(request_id: str) -> dict | None:
+    return RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results").first()
+
+
+def _request_from_buffers(request_id: str) -> dict | None:
+    with _local.lock:
+        candidates = list(_local.items)
+    try:
+        candidates += get_redis().lrange(REQUESTS_KEY, 0, BUFFER_SCAN_LIMIT - 1)
+    except redis.RedisError:
+        pass
+    needle = json.dumps(request_id)
+    for payload in candidates:
+        text = payload.decode() if isinstance(payload, bytes) else payload
+        if needle in text:
+            data = json.loads(text)
+            if data.get("request_id") == request_id:
+                return {"api_key_id": data.get("api_key_id"), "results": _clean_results(data.get("results") or [])}
+    return None
+
+
+# --- curation ----------------------------------------------------------------------------------
+
+def add_learned_query(tool_name: str, text: str) -> HypotheticalQuery:
+    """The dashboard's one click: a query that found nothing becomes a hypothetical query of a tool."""
+    tool = Tool.objects.filter(name=tool_name).first()
+    if tool is None:
+        raise ValidationError({"tool": f"There is no tool named {tool_name!r}."})
+    text = " ".join((text or "").split())
+    existing = HypotheticalQuery.objects.filter(tool=tool, text=text).first()
+    if existing is not None:
+        return existing
+    return save_validated(HypotheticalQuery(tool=tool, text=text, source=QuerySource.LEARNED))
+
+
+# --- rollups and retention ---------------------------------------------------------------------
+
+def day_start(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=dt_timezone.utc)
+
+
+def prune_and_roll_up(now: datetime | None = None) -> dict:
+    """Roll up every finished day not rolled up yet (and re-roll the last two for late records),
+    then delete raw rows and feedback older than USAGE_RETENTION_DAYS."""
+    now = now or timezone.now()
+    drain_request_buffer()  # yesterday's last records may still wait in the buffer
+    today = now.astimezone(dt_timezone.utc).date()
+    cutoff_day = today - timedelta(days=settings.USAGE_RETENTION_DAYS)
+    days = _days_to_roll_up(today, cutoff_day)
+    for day in days:
+        roll_up_day(day)
+    cutoff = day_start(cutoff_day)
+    pruned_requests, _ = RequestLog.objects.filter(created_at__lt=cutoff).delete()
+    pruned_feedback, _ = Feedback.objects.filter(created_at__lt=cutoff).delete()
+    return {"rolled_up": [d.isoformat() for d in days], "pruned_requests": pruned_requests,
+            "pruned_feedback": pruned_feedback}
+
+
+def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:
+    last = DailyUsage.objects.aggregate(last=Max("day"))["last"]
+    if last is None:
+        earliest = RequestLog.objects.aggregate(first=Min("created_at"))["first"]
+        if earliest is None:
+            return []
+        first = earliest.astimezone(dt_timezone.utc).date()
+    else:
+        # Re-roll recent days for records drained late, but never a day retention has thinned.
+        first = min(last + timedelta(days=1), max(last - timedelta(days=1), cutoff_day))
+    return [first + timedelta(days=i) for i in range((today - first).days)]
+
+
+def roll_up_day(day: date) -> None:
+    """Replace the rollups of one UTC day with figures computed from its raw rows."""
+    start, end = day_start(day), day_start(day + timedelta(days=1))
+    totals = selectors.window_totals(start, end)
+    feedback = selectors.window_feedback_totals(start, end)
+    with transaction.atomic():
+        for model in (DailyUsage, DailyToolUsage, DailyClientUsage, DailyCategoryUsage, DailyQueryMiss):
+            model.objects.filter(day=day).delete()
+        DailyUsage.objects.create(day=day, **totals.as_rollup_fields(), **feedback.as_rollup_fields())
+        DailyToolUsage.objects.bulk_create(
+            DailyToolUsage(day=day, tool=t.tool, offered=t.offered, used=t.used, unused=t.unused, missed=t.missed)
+            for t in selectors.window_tools(start, end)
+        )
+        DailyClientUsage.objects.bulk_create(
+            DailyClientUsage(day=day, client=c.client, requests=c.requests, latency_sum_ms=c.latency_sum_ms,
+                             tokens_saved=c.tokens_saved, tokens_catalog=c.tokens_catalog, fallback=c.fallback)
+            for c in selectors.window_clients(start, end)
+        )
+        DailyCategoryUsage.objects.bulk_create(
+            DailyCategoryUsage(day=day, category=name, requests=count)
+            for name, count in selectors.window_categories(start, end)
+        )
+        DailyQueryMiss.objects.bulk_create(
+            (DailyQueryMiss(day=day, query_hash=m.query_hash, query=m.query, count=m.count,
+                            no_results=m.no_results, best_confidence=m.best_confidence)
+             for m in selectors.window_misses(start, end)),
+            batch_size=INSERT_BATCH,
+        )
