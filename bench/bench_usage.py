@@ -19,52 +19,13 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.throwaway import throwaway_services  # noqa: E402
 BENCH_DB = "toolrouter_bench"
 BENCH_REDIS_DB = "13"
-
-
-def _live_urls() -> tuple[str, str]:
-    """DATABASE_URL and REDIS_URL as the app would find them, without importing the settings
-    (Django must import them only once our own URLs are in the environment)."""
-    data_dir = Path(os.environ.get("TOOLROUTER_DATA_DIR", ROOT / ".data"))
-    services = data_dir / "services.env"
-    embedded = dict(line.split("=", 1) for line in services.read_text().splitlines() if "=" in line) \
-        if services.exists() else {}
-    database = os.environ.get("DATABASE_URL") or embedded.get("DATABASE_URL")
-    redis_url = os.environ.get("REDIS_URL") or embedded.get("REDIS_URL")
-    if not database or not redis_url:
-        raise SystemExit("no DATABASE_URL / REDIS_URL: run through `python -m toolrouter.devservices -- ...`")
-    return database, redis_url
-
-
-def _point_at_bench_services() -> str:
-    """Before Django starts: a database and a Redis database of our own. Returns the admin URL."""
-    database, redis_url = _live_urls()
-    live = urlsplit(database)
-    if live.path.strip("/") == BENCH_DB:
-        raise SystemExit("DATABASE_URL already names the bench database; point it at the server's usual one")
-    os.environ["DATABASE_URL"] = urlunsplit(live._replace(path=f"/{BENCH_DB}"))
-    os.environ["REDIS_URL"] = redis_url.rsplit("/", 1)[0] + "/" + BENCH_REDIS_DB
-    return urlunsplit(live._replace(path="/postgres"))
-
-
-def _refuse_unless_bench_database() -> None:
-    from django.conf import settings
-    from django.db import connection
-
-    if connection.settings_dict["NAME"] != BENCH_DB or not settings.REDIS_URL.endswith("/" + BENCH_REDIS_DB):
-        raise SystemExit(f"refusing to run: connected to {connection.settings_dict['NAME']!r}, not {BENCH_DB!r}")
-
-
-def _admin(admin_url: str, statement: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(statement)
 
 
 def _percentiles(samples_ns: list[int]) -> tuple[float, float]:
@@ -197,24 +158,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
 
-    admin_url = _point_at_bench_services()
-    _admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DB}")
-    _admin(admin_url, f"CREATE DATABASE {BENCH_DB}")
-    try:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toolrouter.settings")
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-        from django.db import connections
+    with throwaway_services(BENCH_DB, BENCH_REDIS_DB):
         from django.utils import timezone
 
         from routing import usage
         from toolcatalog import services
-        from toolrouter.redis_client import get_redis
 
-        _refuse_unless_bench_database()
-        call_command("migrate", verbosity=0)
         services.import_catalog(json.loads((ROOT / "toolcatalog" / "fixtures" / "demo_catalog.json").read_text()))
         print("(a) logging overhead")
         bench_overhead()
@@ -226,10 +175,6 @@ def main() -> None:
         print(f"  rolled up {len(result['rolled_up'])} days in {time.perf_counter() - started:.1f} s "
               f"(pruned {result['pruned_requests']} rows past retention)")
         time_dashboard()
-        get_redis().flushdb()  # db 13 is the bench's own: embedding tasks queued by the catalog import
-        connections.close_all()
-    finally:
-        _admin(admin_url, f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
 
 
 if __name__ == "__main__":

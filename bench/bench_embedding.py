@@ -1,0 +1,82 @@
+"""Embedding throughput: N tools embedded by one real Celery worker, on a throw-away database.
+
+    .venv/bin/python -m toolrouter.devservices -- .venv/bin/python bench/bench_embedding.py [--tools 10000]
+
+Tools are generated deterministically from the bfcl-dev catalog (each tool varied with a
+suffix, so every text is different and nothing is cached). The catalog import enqueues the
+embedding work on commit; the embedding clock runs from the commit until every tool is `ready`
+(the import's own time is printed apart).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.throwaway import throwaway_services  # noqa: E402
+
+BFCL = ROOT.parent / "shared" / "data" / "bfcl-dev" / "catalog.json"
+VARIANTS = ["", "for teams", "in bulk", "with history", "for admins", "on mobile", "asynchronously",
+            "from archives", "for partners", "with audit", "in sandbox", "for reports", "by region"]
+
+
+def generated_tools(count: int) -> list[dict]:
+    base = json.loads(BFCL.read_text())["tools"]
+    tools = []
+    for i in range(count):
+        source = base[i % len(base)]
+        round_ = i // len(base)
+        suffix = VARIANTS[round_ % len(VARIANTS)] + (f" v{round_}" if round_ >= len(VARIANTS) else "")
+        tools.append({**source, "name": f"{source['name']}_{round_}" if round_ else source["name"],
+                      "description": f"{source['description']} {suffix}".strip(),
+                      "hypothetical_queries": [], "related_tools": [], "category": None})
+    return tools
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tools", type=int, default=10_000)
+    args = parser.parse_args()
+    with throwaway_services("toolrouter_bench_embed", redis_db="11"):
+        from toolcatalog import services
+        from toolcatalog.models import EmbeddingStatus, Tool
+
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--concurrency", "1",
+             "--loglevel", "WARNING", "--without-heartbeat", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=os.environ.copy(),
+        )
+        try:
+            from toolrouter.celery import app
+
+            while not app.control.ping(timeout=1.0):
+                time.sleep(0.5)
+            app.send_task("toolcatalog.tasks.embed_objects", args=["tool", []])  # warm the model first
+            time.sleep(8)
+            started = time.perf_counter()
+            report = services.import_catalog({"format": "toolcatalog/v1", "categories": [],
+                                              "tools": generated_tools(args.tools)})
+            imported = time.perf_counter() - started
+            print(f"imported {len(report.created)} tools in {imported:.1f} s (the save never waits for embeddings)")
+            committed = time.perf_counter()
+            while Tool.objects.exclude(embedding_status=EmbeddingStatus.READY).exists():
+                if Tool.objects.filter(embedding_status=EmbeddingStatus.FAILED).exists():
+                    raise SystemExit("an embedding failed; see the worker's output")
+                time.sleep(1.0)
+            elapsed = time.perf_counter() - committed
+            print(f"embedded {args.tools} tools with one worker in {elapsed:.1f} s "
+                  f"({args.tools / elapsed:.0f} tools/s), target < 180 s for 10,000")
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
