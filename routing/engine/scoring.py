@@ -1,0 +1,101 @@
+"""Score scales, fusion and the `auto` confidence gate.
+
+The 0-1 scale every strategy reports (and threshold mode compares against):
+
+* bm25:    lexical = raw BM25 / ideal, clipped to 1, where ideal is what a tool
+           matching every catalog-known query word once in its best field would
+           score (`lexical.LexicalScores`). 1 means "all the words, strongly".
+* vector:  semantic = cosine clipped at 0 (the best of the tool's own vector and
+           its hypothetical queries).
+* hybrid:  (semantic + W * lexical_rel) / (1 + W), where lexical_rel is the raw
+           BM25 divided by the best raw BM25 among the candidates of this query.
+           Dividing by the query's own best (not by `ideal`) measured better on
+           bfcl-dev: the top lexical hit always brings the same bonus, so the
+           blend is a rank-stable tie-breaker on top of the cosine.
+
+The gate: `auto` runs BM25 first and turns its score distribution into a
+confidence, a logistic estimate of P(BM25's top hit is right) from three
+features: coverage (top raw / ideal), margin over the 2nd ((s1 - s2) / s1) and
+margin over the 5th ((s1 - s5) / s1). When the confidence reaches
+`FAST_PATH_CONFIDENCE`, BM25's ranking is returned without calling the embedder.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# Hybrid lexical weight W. bench/calibrate_auto.py on bfcl-dev (605 queries):
+# W in {0.1..0.5} gives recall@5 0.927-0.937, best at 0.3 (recall@1 0.78);
+# 2-fold check in the script's output.
+HYBRID_LEXICAL_WEIGHT = 0.3
+
+# Logistic gate, fitted by bench/calibrate_auto.py on bfcl-dev (605 queries,
+# label = BM25 top-1 right): coefficients for [1, coverage, margin2, margin5].
+# The margin over the runner-up carries almost all the signal; coverage little.
+GATE_COEFFICIENTS = (-2.131, 0.127, 6.270, 3.273)
+# Fast path when confidence >= this. Chosen by bench/calibrate_auto.py as the
+# lowest threshold at which BM25's recall@1 and recall@5 on the queries that
+# take the fast path stay within 0.005 of hybrid's on the same queries:
+# 0.93 -> fast path on 30% of bfcl-dev, BM25 r@1/r@5 there 0.967/0.978, equal
+# to hybrid's. 2-fold: thresholds 0.94 / 0.78 from the halves, auto within
+# 0.000 / 0.007 of hybrid's r@5 on the held-out half.
+FAST_PATH_CONFIDENCE = 0.93
+
+# Threshold mode without an explicit threshold, per scale: the value at which
+# the right tool still passes for ~85% of bfcl-dev queries (bm25 0.826, vector
+# 0.838, hybrid 0.848), while the best wrong tool passes for 67% / 72% / 51%.
+# The scales differ (BM25 coverage runs lower than cosine), hence one each.
+DEFAULT_THRESHOLDS = {"bm25": 0.25, "vector": 0.4, "hybrid": 0.5}
+# Threshold mode with nothing above the threshold: return this many best anyway.
+THRESHOLD_FALLBACK_COUNT = 3
+
+
+@dataclass(frozen=True)
+class GateFeatures:
+    coverage: float
+    margin2: float
+    margin5: float
+
+    def as_row(self) -> list[float]:
+        return [1.0, self.coverage, self.margin2, self.margin5]
+
+
+def gate_features(raw: np.ndarray, ideal: float) -> GateFeatures:
+    """Features of the BM25 score distribution over the candidate tools."""
+    if raw.size == 0 or ideal <= 0:
+        return GateFeatures(0.0, 0.0, 0.0)
+    k = min(5, raw.size)
+    top = -np.sort(-np.partition(raw, raw.size - k)[raw.size - k:])
+    s1 = float(top[0])
+    if s1 <= 0:
+        return GateFeatures(0.0, 0.0, 0.0)
+    s2 = float(top[1]) if k > 1 else 0.0
+    s5 = float(top[k - 1]) if k > 1 else 0.0
+    return GateFeatures(min(s1 / ideal, 2.0), (s1 - s2) / s1, (s1 - s5) / s1)
+
+
+def gate_confidence(features: GateFeatures, coefficients: tuple[float, ...] = GATE_COEFFICIENTS) -> float:
+    if features.coverage <= 0:
+        return 0.0
+    z = sum(c * x for c, x in zip(coefficients, features.as_row()))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float = HYBRID_LEXICAL_WEIGHT) -> np.ndarray:
+    """Hybrid 0-1 score over candidates (see the module docstring)."""
+    best = float(lexical_raw.max()) if lexical_raw.size else 0.0
+    rel = lexical_raw / best if best > 0 else np.zeros_like(lexical_raw)
+    return (np.clip(semantic, 0.0, 1.0) + weight * rel) / (1.0 + weight)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iterations: int = 50) -> np.ndarray:
+    """Newton-Raphson logistic regression; used by the calibration script only."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-x @ w))
+        grad = x.T @ (p - y) + l2 * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
+        w -= np.linalg.solve(hess, grad)
+    return w

@@ -1,0 +1,195 @@
+"""Plain data the engine consumes and produces.
+
+The Django side turns model rows into a `CatalogSnapshot`, the engine turns a
+snapshot into a `RoutingIndex` (see `index.py`) and answers `RouteRequest`s with
+`RouteResult`s. Nothing here knows about Django, HTTP or the database.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Mode = Literal["top_k", "threshold"]
+Strategy = Literal["auto", "bm25", "vector", "hybrid", "hierarchical"]
+Format = Literal["openai", "anthropic", "mcp", "names"]
+
+MODES: tuple[str, ...] = ("top_k", "threshold")
+STRATEGIES: tuple[str, ...] = ("auto", "bm25", "vector", "hybrid", "hierarchical")
+FORMATS: tuple[str, ...] = ("openai", "anthropic", "mcp", "names")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEntry:
+    name: str
+    description: str
+    category: str | None
+    parameters: dict
+    usage_hint: str = ""
+    related_tools: tuple[str, ...] = ()
+    core: bool = False
+    hypothetical_queries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryEntry:
+    name: str
+    description: str = ""
+    keywords: tuple[str, ...] = ()
+    workflow_hint: str = ""
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """One consistent view of the enabled catalog, with whatever vectors are ready.
+
+    Vectors are optional per object: a tool without a vector is still found by
+    BM25, and semantically it simply scores 0 until its worker has embedded it.
+    """
+
+    version: str
+    tools: tuple[ToolEntry, ...]
+    categories: tuple[CategoryEntry, ...]
+    tool_vectors: dict[str, np.ndarray]
+    query_vectors: dict[str, np.ndarray]
+    category_vectors: dict[str, np.ndarray]
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RouteRequest:
+    query: str
+    limit: int = 5
+    mode: Mode = "top_k"
+    threshold: float | None = None
+    strategy: Strategy = "auto"
+    allowed_tools: frozenset[str] | None = None
+    categories: tuple[str, ...] | None = None
+    include_core: bool = True
+    explain: bool = False
+    format: Format = "openai"
+    default_category: str | None = None
+
+
+@dataclass(slots=True)
+class Match:
+    """One selected tool. `score` is on the 0-1 scale documented in `scoring.py`."""
+
+    name: str
+    score: float
+    category: str | None
+    hint: str = ""
+    core: bool = False
+    via: str = "rank"  # "rank" | "core" | "related" | "fallback"
+    lexical_score: float | None = None
+    semantic_score: float | None = None
+    matched_query: str | None = None
+    category_path: tuple[str, ...] = ()
+
+    def to_dict(self, explain: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "score": round(float(self.score), 4),
+            "category": self.category,
+            "hint": self.hint,
+            "core": self.core,
+        }
+        if explain:
+            out["via"] = self.via
+            out["lexical_score"] = _round_or_none(self.lexical_score)
+            out["semantic_score"] = _round_or_none(self.semantic_score)
+            out["matched_query"] = self.matched_query
+            out["category_path"] = list(self.category_path)
+        return out
+
+
+@dataclass(slots=True)
+class StrategyInfo:
+    """How the answer was produced.
+
+    `used` names the ranking that produced the matches: "bm25", "vector",
+    "hybrid" or "hierarchical". `auto` reports "bm25" when its confidence gate
+    took the fast path (no embedding call at all) and "hybrid" otherwise.
+    `fallback` is true whenever the engine had to answer with less than it was
+    asked for (embedding unavailable, nothing above the threshold, hierarchical
+    chain fell through to a flat search).
+    """
+
+    requested: str
+    used: str
+    confidence: float
+    fallback: bool = False
+    reason: str = ""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "used": self.used,
+            "requested": self.requested,
+            "confidence": round(float(self.confidence), 4),
+            "fallback": self.fallback,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.steps:
+            out["steps"] = self.steps
+        return out
+
+
+@dataclass(slots=True)
+class TokenFigures:
+    selected: int
+    catalog: int
+
+    @property
+    def saved(self) -> int:
+        return max(0, self.catalog - self.selected)
+
+    @property
+    def saved_pct(self) -> float:
+        return round(100.0 * self.saved / self.catalog, 1) if self.catalog else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "selected": self.selected,
+            "catalog": self.catalog,
+            "saved": self.saved,
+            "saved_pct": self.saved_pct,
+        }
+
+
+INSTRUCTION = "These tools are now available. Search again if you need more."
+
+
+@dataclass(slots=True)
+class RouteResult:
+    matches: list[Match]
+    tools: list[Any]
+    categories: list[str]
+    guidance: str
+    strategy: StrategyInfo
+    tokens: TokenFigures
+    instruction: str = INSTRUCTION
+    explain: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.matches]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The SPEC's route answer, less `request_id` and `latency_ms`."""
+        return {
+            "tools": self.tools,
+            "matches": [m.to_dict(self.explain) for m in self.matches],
+            "categories": list(self.categories),
+            "guidance": self.guidance,
+            "instruction": self.instruction,
+            "strategy": self.strategy.to_dict(),
+            "tokens": self.tokens.to_dict(),
+        }
+
+
+def _round_or_none(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 4)
