@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -47,6 +48,11 @@ def api_exception_handler(exc, context) -> Response:
         exc = exceptions.PermissionDenied()
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message, exc.details), status=exc.status_code)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # PostgreSQL restarting or unreachable: a retryable 503, not a 500 (issue 6).
+        logger.warning("database unavailable in %s: %s", context.get("view"), exc)
+        return Response(error_body("database_unavailable", "The database is not reachable right now; retry shortly."),
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "5"})
     # Imported here: rest_framework.views loads our parser, which imports this module.
     from rest_framework.views import exception_handler
 

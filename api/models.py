@@ -25,6 +25,14 @@ class ApiKey(models.Model):
         help_text="When set, this key never sees a tool outside the toolset.",
     )
     rate_per_minute = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: the default rate from settings.")
+    # Where the filter gateway and the proxy find the query and the tools in this client's
+    # LLM requests (JSONPath); empty means the defaults, a request may still override them.
+    filter_query_path = models.CharField(
+        max_length=500, null=True, blank=True, help_text="JSONPath of the query; empty: $.messages[-1].content"
+    )
+    filter_tools_path = models.CharField(
+        max_length=500, null=True, blank=True, help_text="JSONPath of the tools list; empty: $.tools"
+    )
     revoked = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)

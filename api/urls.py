@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from . import catalog_views, views
+from .filter_views import FilterView
 from .views_feedback import FeedbackView
 
 router = SimpleRouter(trailing_slash=False)
@@ -14,6 +15,7 @@ urlpatterns = [
     path("tool-search", views.ToolSearchView.as_view(), name="tool-search"),
     path("tool-search/definition", views.ToolSearchDefinitionView.as_view(), name="tool-search-definition"),
     path("feedback", FeedbackView.as_view(), name="feedback"),
+    path("filter", FilterView.as_view(), name="filter"),
     path("catalog/import", catalog_views.CatalogImportView.as_view(), name="catalog-import"),
     path("catalog/export", catalog_views.CatalogExportView.as_view(), name="catalog-export"),
     *router.urls,

@@ -61,6 +61,11 @@ class ToolAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
         queryset, _ = super().get_search_results(request, queryset, search_term)
         return queryset.distinct(), False
 
+    def save_model(self, request, obj, form, change) -> None:
+        # A curator's edit outlives re-imports: the import service keeps these fields.
+        services.mark_curated_edits(obj, services.CURATABLE_TOOL_FIELDS)
+        super().save_model(request, obj, form, change)
+
 
 @admin.register(Category)
 class CategoryAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
@@ -76,6 +81,11 @@ class CategoryAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
         ("Embedding", {"fields": EmbeddingAdminMixin.embedding_fields}),
         ("Timestamps", {"fields": ("created_at", "updated_at")}),
     )
+
+    def save_model(self, request, obj, form, change) -> None:
+        # Workflow hints and the rest a curator edits outlive re-imports (see services).
+        services.mark_curated_edits(obj, services.CURATABLE_CATEGORY_FIELDS)
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(HypotheticalQuery)

@@ -46,6 +46,10 @@ class Category(Embedded):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
     )
     enabled = models.BooleanField(default=True)
+    curated_fields = ArrayField(
+        models.CharField(max_length=32), default=list, blank=True, editable=False,
+        help_text="Fields a curator edited in the admin; a re-import keeps their values.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -91,6 +95,10 @@ class Tool(Embedded):
     enabled = models.BooleanField(default=True, db_index=True)
     tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     source = models.CharField(max_length=200, blank=True, help_text="Where the definition came from.")
+    curated_fields = ArrayField(
+        models.CharField(max_length=32), default=list, blank=True, editable=False,
+        help_text="Fields a curator edited in the admin; a re-import keeps their values.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -220,6 +220,11 @@ def save_validated(obj: models.Model) -> models.Model:
 
 TOOL_FIELDS = ("description", "parameters", "usage_hint", "core", "enabled", "tags", "source")
 
+# What a curator may edit in the admin and a re-import then leaves alone. `parameters`,
+# `name` and `source` are the definition's contract with its origin and always follow it.
+CURATABLE_TOOL_FIELDS = ("description", "category", "usage_hint", "core", "enabled", "tags")
+CURATABLE_CATEGORY_FIELDS = ("description", "keywords", "workflow_hint", "parent", "enabled")
+
 
 @dataclass
 class ImportReport:
@@ -227,6 +232,8 @@ class ImportReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     rejected: list[dict[str, str]] = field(default_factory=list)
+    # Curator-edited fields the document would have changed, left as the curator set them.
+    kept: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
 
     def as_dict(self) -> dict[str, Any]:
@@ -237,12 +244,41 @@ class ImportReport:
                 "updated": len(self.updated),
                 "unchanged": len(self.unchanged),
                 "rejected": len(self.rejected),
+                "kept": len(self.kept),
             },
             "created": self.created,
             "updated": self.updated,
             "unchanged": self.unchanged,
             "rejected": self.rejected,
+            "kept": self.kept,
         }
+
+    def keep(self, kind: str, name: str, fields: list[str]) -> None:
+        if fields:
+            self.kept.append({"kind": kind, "name": name, "fields": sorted(fields),
+                              "reason": "edited in the admin; the import leaves it as the curator set it."})
+
+
+def mark_curated_edits(obj: Tool | Category, fields: Iterable[str]) -> None:
+    """Before an admin save: remember which of `fields` the curator set, so re-imports keep them.
+
+    Compares values with the stored row (not the form's changed_data, which flags array fields
+    that were only re-rendered); on creation, every non-empty field counts as curated.
+    """
+    stored = type(obj).objects.filter(pk=obj.pk).first() if obj.pk else None
+    edited = set()
+    for name in fields:
+        attname = obj._meta.get_field(name).attname  # category -> category_id, parent -> parent_id
+        value = getattr(obj, attname)
+        if (stored is None and value not in (None, "", [])) or (stored is not None and getattr(stored, attname) != value):
+            edited.add(name)
+    obj.curated_fields = sorted(set(obj.curated_fields or ()) | edited)
+
+
+def _split_curated(obj: models.Model, changed: list[str]) -> tuple[list[str], list[str]]:
+    """(fields to write, curator-edited fields to keep) among the fields an import would change."""
+    curated = set(getattr(obj, "curated_fields", None) or ())
+    return [f for f in changed if f not in curated], [f for f in changed if f in curated]
 
 
 class CatalogImportError(Exception):
@@ -272,6 +308,30 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
     return report
 
 
+def import_any(data: Any, format: str | None = None, *, server_name: str | None = None,
+               dry_run: bool = False) -> dict[str, Any]:
+    """Parse a document in any supported format and import it: the report every door shows.
+
+    The converter's rejections (entries it could not read) come first, then the
+    service's (entries the catalog refused). Raises CatalogImportError when the
+    document as a whole is not what it claims to be; nothing is imported then.
+    """
+    from .interchange import InterchangeError, parse_catalog
+
+    try:
+        parsed = parse_catalog(data, format or None, server_name=server_name or None)
+        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+    except InterchangeError as exc:
+        raise CatalogImportError(str(exc)) from exc
+    body = report.as_dict()
+    body["format"] = parsed.format
+    body["rejected"] = [{"kind": r.kind, "index": str(r.index), "name": r.name, "reason": r.reason}
+                        for r in parsed.rejected] + body["rejected"]
+    body["counts"]["rejected"] = len(body["rejected"])
+    body["warnings"] = list(parsed.warnings)
+    return body
+
+
 def _import_categories(entries: list[Any], report: ImportReport) -> None:
     names_in_document = {e.get("name") for e in entries if isinstance(e, dict)}
     known = set(Category.objects.values_list("name", flat=True)) | names_in_document
@@ -282,8 +342,11 @@ def _import_categories(entries: list[Any], report: ImportReport) -> None:
         if problem:
             report.rejected.append({"kind": "category", "index": str(position), "name": str(name), "reason": problem})
             continue
-        category, created, changed = _upsert_category(entry)
-        parents[category.name] = entry.get("parent")
+        category, created, changed = _upsert_category(entry, report)
+        if created or "parent" not in category.curated_fields:
+            parents[category.name] = entry.get("parent")
+        elif _parent_name(category) != entry.get("parent"):
+            report.keep("category", category.name, ["parent"])
         _record(report, f"category:{category.name}", created, changed)
     for name, parent in parents.items():
         category = Category.objects.get(name=name)
@@ -313,7 +376,11 @@ def _category_problem(entry: Any, known: set[str]) -> str | None:
     return None
 
 
-def _upsert_category(entry: dict[str, Any]) -> tuple[Category, bool, bool]:
+def _parent_name(category: Category) -> str | None:
+    return category.parent.name if category.parent_id else None
+
+
+def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Category, bool, bool]:
     values = {
         "description": entry.get("description") or "",
         "keywords": list(entry.get("keywords") or []),
@@ -323,7 +390,8 @@ def _upsert_category(entry: dict[str, Any]) -> tuple[Category, bool, bool]:
     category = Category.objects.filter(name=entry["name"]).first()
     if category is None:
         return save_validated(Category(name=entry["name"], **values)), True, False
-    changed = [k for k, v in values.items() if getattr(category, k) != v]
+    changed, kept = _split_curated(category, [k for k, v in values.items() if getattr(category, k) != v])
+    report.keep("category", category.name, kept)
     for key in changed:
         setattr(category, key, values[key])
     if changed:
@@ -344,7 +412,7 @@ def _import_tools(entries: list[Any], report: ImportReport, source: str) -> dict
         seen.add(name)
         try:
             with transaction.atomic():
-                tool, created, changed = _upsert_tool(entry, categories, source)
+                tool, created, changed = _upsert_tool(entry, categories, source, report)
                 changed |= _add_queries(tool, entry.get("hypothetical_queries") or [])
         except ValidationError as exc:
             report.rejected.append({"kind": "tool", "index": str(position), "name": str(name), "reason": _messages(exc)})
@@ -378,7 +446,10 @@ def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -
     return None
 
 
-def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source: str) -> tuple[Tool, bool, bool]:
+def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source: str,
+                 report: ImportReport) -> tuple[Tool, bool, bool]:
+    """Create the tool, or write the fields that differ; unchanged rows are not saved at all,
+    so their embedding (hash, vector, embedded_at) and updated_at stay as they were."""
     values = {
         "description": entry["description"],
         "parameters": entry.get("parameters") or empty_parameters(),
@@ -395,6 +466,8 @@ def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source:
     changed = [k for k, v in values.items() if getattr(tool, k) != v]
     if tool.category_id != (category.pk if category else None):
         changed.append("category")
+    changed, kept = _split_curated(tool, changed)
+    report.keep("tool", tool.name, kept)
     for key in changed:
         setattr(tool, key, category if key == "category" else values[key])
     if changed:

@@ -182,6 +182,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["api.auth.BearerKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["api.auth.HasScope"],
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
     # `?format=` names a tool format (openai, anthropic...), not a DRF renderer.
     "URL_FORMAT_OVERRIDE": None,
@@ -238,3 +239,27 @@ CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
     # Shortly after midnight UTC; a missed run only means the dashboard reads more raw rows.
     "schedule": crontab(hour=0, minute=10),
 }
+
+# --- Interoperability (issue 7): the filter gateway (POST /api/v1/filter) and the
+# OpenAI/Anthropic-compatible proxy (POST /v1/chat/completions, POST /v1/messages).
+LLM_MAX_BODY_BYTES = env_int("LLM_MAX_BODY_BYTES", 20_000_000)  # LLM requests carry whole conversations
+FILTER_MAX_LIMIT = env_int("FILTER_MAX_LIMIT", 128)
+FILTER_INDEX_CACHE_SIZE = env_int("FILTER_INDEX_CACHE_SIZE", 64)  # distinct tool lists kept built per process
+FILTER_TOOL_EMBEDDING_CACHE_SECONDS = env_int("FILTER_TOOL_EMBEDDING_CACHE_SECONDS", 30 * 24 * 3600)
+PROXY_UPSTREAM_BASE_URL = env("PROXY_UPSTREAM_BASE_URL", "https://api.openai.com/v1")
+PROXY_ANTHROPIC_UPSTREAM_BASE_URL = env("PROXY_ANTHROPIC_UPSTREAM_BASE_URL", "https://api.anthropic.com/v1")
+# Used when the client's own credential headers carried our key (so it only changed base_url).
+PROXY_UPSTREAM_API_KEY = env("PROXY_UPSTREAM_API_KEY")
+PROXY_ANTHROPIC_UPSTREAM_API_KEY = env("PROXY_ANTHROPIC_UPSTREAM_API_KEY")
+PROXY_CONNECT_TIMEOUT_SECONDS = env_float("PROXY_CONNECT_TIMEOUT_SECONDS", 5.0)
+# Longest wait for the next bytes (non-streaming: the whole answer's first byte; streaming: each chunk).
+PROXY_READ_TIMEOUT_SECONDS = env_float("PROXY_READ_TIMEOUT_SECONDS", 120.0)
+PROXY_WRITE_TIMEOUT_SECONDS = env_float("PROXY_WRITE_TIMEOUT_SECONDS", 30.0)
+
+# --- Throttling (issue 6, api/throttling.py): per API key, in Redis, over a sliding minute.
+# A key's own `rate_per_minute` wins over the default. Past the rate: 429 with Retry-After.
+API_RATE_PER_MINUTE = env_int("API_RATE_PER_MINUTE", 600)
+# Redis unreachable: true lets requests through (counted, logged); false answers 503.
+API_THROTTLE_FAIL_OPEN = env_bool("API_THROTTLE_FAIL_OPEN", True)
+# After a Redis failure, how long throttling skips Redis (a hung server would cost every request a timeout).
+API_THROTTLE_REDIS_RETRY_SECONDS = env_float("API_THROTTLE_REDIS_RETRY_SECONDS", 5.0)

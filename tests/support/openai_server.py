@@ -3,6 +3,9 @@
 It answers /v1/embeddings with deterministic vectors (a hash of each word, summed),
 and /v1/chat/completions with a tool call chosen by a function the test gives.
 `fail_with` makes it answer that HTTP status; `delay` makes it slow.
+Requests with `"stream": true` are answered with server-sent events, one chunk every
+`stream_chunk_delay` seconds (`stream_finished` is set once the last one is written);
+/v1/messages speaks Anthropic's Messages API the same way.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ class FakeOpenAI:
         self.fail_with: int | None = None
         self.delay = 0.0
         self.requests: list[dict] = []
+        self.stream_chunk_delay = 0.0
+        self.stream_finished = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -57,15 +62,21 @@ class FakeOpenAI:
 
             def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                fake.requests.append({"path": self.path, "body": body})
+                fake.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
                 if fake.delay:
                     time.sleep(fake.delay)
                 if fake.fail_with:
                     return self._reply(fake.fail_with, {"error": {"message": "injected failure", "type": "server_error"}})
                 if self.path.endswith("/embeddings"):
                     return self._reply(200, fake.embeddings(body))
+                if self.path.endswith("/chat/completions") and body.get("stream"):
+                    return self._stream(fake.chat_completion_events(body))
                 if self.path.endswith("/chat/completions"):
                     return self._reply(200, fake.chat_completion(body))
+                if self.path.endswith("/messages") and body.get("stream"):
+                    return self._stream(fake.message_events(body))
+                if self.path.endswith("/messages"):
+                    return self._reply(200, fake.message(body))
                 return self._reply(404, {"error": {"message": f"no route {self.path}"}})
 
             def _reply(self, status: int, payload: dict) -> None:
@@ -78,6 +89,22 @@ class FakeOpenAI:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
+
+            def _stream(self, events: list[str]) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.end_headers()  # HTTP/1.0: the body ends when the connection closes
+                    for i, event in enumerate(events):
+                        if i and fake.stream_chunk_delay:
+                            time.sleep(fake.stream_chunk_delay)
+                        self.wfile.write(event.encode())
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                finally:
+                    fake.stream_finished.set()
 
         return Handler
 
@@ -115,3 +142,33 @@ class FakeOpenAI:
             }],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
+
+    def chat_completion_events(self, body: dict) -> list[str]:
+        """An answer streamed as chat.completion.chunk events: three text deltas, then [DONE]."""
+        def chunk(delta: dict, finish: str | None = None) -> str:
+            payload = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0,
+                       "model": body.get("model", ""),
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return f"data: {json.dumps(payload)}\n\n"
+
+        words = ["Hello", " from", " upstream"]
+        return ([chunk({"role": "assistant", "content": ""})] + [chunk({"content": w}) for w in words]
+                + [chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def message(self, body: dict) -> dict:
+        return {"id": "msg_test", "type": "message", "role": "assistant", "model": body.get("model", ""),
+                "content": [{"type": "text", "text": "Hello from upstream"}], "stop_reason": "end_turn",
+                "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 3}}
+
+    def message_events(self, body: dict) -> list[str]:
+        def event(name: str, payload: dict) -> str:
+            return f"event: {name}\ndata: {json.dumps({'type': name, **payload})}\n\n"
+
+        start = {**self.message(body), "content": [], "stop_reason": None}
+        deltas = [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
+                  for w in ["Hello", " from", " upstream"]]
+        return ([event("message_start", {"message": start}),
+                 event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})]
+                + deltas + [event("content_block_stop", {"index": 0}),
+                            event("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+                            event("message_stop", {})])

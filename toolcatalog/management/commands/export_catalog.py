@@ -1,12 +1,33 @@
 import json
+from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from toolcatalog import selectors
+from toolcatalog.interchange import InterchangeError, export_catalog
+
+FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp"]
 
 
 class Command(BaseCommand):
-    help = "Print the catalog as a toolcatalog/v1 document."
+    help = "Print (or write to --output) the catalog as toolcatalog/v1, OpenAI, Anthropic or MCP tools."
 
-    def handle(self, *args, **options) -> None:
-        self.stdout.write(json.dumps(selectors.export_catalog(), indent=2, ensure_ascii=False))
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--format", choices=FORMATS, default="toolcatalog/v1")
+        parser.add_argument("--output", type=Path, help="write to this file instead of standard output")
+
+    def handle(self, *args, format: str, output: Path | None, **options) -> None:
+        document = selectors.export_catalog()
+        try:
+            exported = document if format == "toolcatalog/v1" else export_catalog(document, format)
+        except InterchangeError as exc:
+            raise CommandError(str(exc)) from exc
+        text = json.dumps(exported, indent=2, ensure_ascii=False)
+        if output is None:
+            self.stdout.write(text)
+            return
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"{output}: {exc}") from exc
+        self.stderr.write(f"wrote {format} export to {output}")

@@ -1,0 +1,85 @@
+"""POST /api/v1/filter: the filter gateway (scope `route`). The body is the LLM request itself.
+
+Options come as query parameters (`?mode=threshold&threshold=0.6`) or as headers
+(`X-Toolrouter-Mode: threshold`); query parameters win. The API key's JSONPaths are the
+defaults for `query_path` and `tools_path`.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from routing import filter_gateway
+
+from .errors import ApiError
+from .views import ANY_OBJECT
+
+
+class IgnoreAccept(BaseContentNegotiation):
+    """These endpoints answer what the LLM API answers, whatever the client's Accept says."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+def raw_body(request: HttpRequest) -> bytes:
+    """The body as sent, up to LLM_MAX_BODY_BYTES (past it: 413)."""
+    limit = settings.LLM_MAX_BODY_BYTES
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, "body_too_large", f"The body is larger than {limit} bytes.", {"limit_bytes": limit})
+    data = request.read(limit + 1)
+    if len(data) > limit:
+        raise ApiError(413, "body_too_large", f"The body is larger than {limit} bytes.", {"limit_bytes": limit})
+    return data
+
+
+def filter_options(request: Request, *, from_query: bool = True) -> filter_gateway.FilterOptions:
+    values = {name: request.headers.get("X-Toolrouter-" + name.replace("_", "-"), "")
+              for name in filter_gateway.OPTION_NAMES}
+    if from_query:
+        unknown = sorted(set(request.query_params) - set(filter_gateway.OPTION_NAMES))
+        if unknown:
+            raise ApiError(400, "invalid_request", f"Unknown query parameter(s): {', '.join(unknown)}.",
+                           {"allowed": list(filter_gateway.OPTION_NAMES)})
+        values.update({k: v for k, v in request.query_params.items() if v != ""})
+    api_key = request.auth
+    try:
+        return filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
+                                            key_tools_path=api_key.filter_tools_path)
+    except filter_gateway.FilterInputError as exc:
+        raise ApiError(400, exc.code, exc.message, exc.details) from exc
+
+
+def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gateway.FilterOutcome:
+    try:
+        return filter_gateway.filter_request(raw, options)
+    except filter_gateway.FilterInputError as exc:
+        raise ApiError(400, exc.code, exc.message, exc.details) from exc
+
+
+class FilterView(APIView):
+    required_scope = "route"
+    parser_classes: list = []
+    content_negotiation_class = IgnoreAccept
+
+    @extend_schema(
+        request=ANY_OBJECT, responses={200: ANY_OBJECT},
+        parameters=[OpenApiParameter(name, str, required=False) for name in filter_gateway.OPTION_NAMES],
+        summary="Filter the tools of an LLM request (OpenAI or Anthropic body) to the relevant few",
+    )
+    def post(self, request: Request) -> HttpResponse:
+        options = filter_options(request)
+        outcome = run_filter(raw_body(request._request), options)
+        content_type = "application/json" if outcome.body.strip() else request.content_type or "application/json"
+        response = HttpResponse(outcome.body, content_type=content_type)
+        for name, value in outcome.headers().items():
+            response[name] = value
+        return response

@@ -1,0 +1,118 @@
+"""The OpenAI/Anthropic-compatible proxy: POST /v1/chat/completions and POST /v1/messages.
+
+Our key travels in `X-Toolrouter-Key` (then the client's own `Authorization` or
+`x-api-key` goes upstream untouched), or as the client's usual credential
+(`Authorization: Bearer` / `x-api-key`; then PROXY_UPSTREAM_API_KEY is sent upstream).
+So a client that only changes its base_url works once the operator configures the
+upstream key. Filter options come as `X-Toolrouter-*` headers; the query string goes upstream.
+"""
+from __future__ import annotations
+
+import json
+import logging
+
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from routing import filter_gateway, proxy
+
+from .auth import ApiKeyUser
+from .errors import ApiError
+from .filter_views import IgnoreAccept, filter_options, raw_body, run_filter
+from .models import ApiKey
+from .services import hash_key, touch_last_used
+from .views import ANY_OBJECT
+
+logger = logging.getLogger(__name__)
+
+KEY_HEADER = "X-Toolrouter-Key"
+
+
+class ProxyKeyAuthentication(authentication.BaseAuthentication):
+    """Our key from X-Toolrouter-Key, else from Authorization: Bearer, else from x-api-key.
+
+    Sets `request.our_key_header` to the credential header that carried our key (or None),
+    so that header is not forwarded upstream.
+    """
+
+    def authenticate(self, request):
+        for header, value in self._candidates(request):
+            api_key = ApiKey.objects.select_related("toolset").filter(key_hash=hash_key(value)).first()
+            if api_key is None or api_key.revoked:
+                if header == KEY_HEADER.lower():
+                    raise exceptions.AuthenticationFailed(f"The {KEY_HEADER} key is unknown or revoked.")
+                continue  # the client's upstream key, not ours
+            touch_last_used(api_key)
+            request._request.our_key_header = None if header == KEY_HEADER.lower() else header
+            return ApiKeyUser(api_key), api_key
+        raise exceptions.AuthenticationFailed(
+            f"Send your toolrouter key in {KEY_HEADER}, or as 'Authorization: Bearer <key>' / 'x-api-key'.")
+
+    @staticmethod
+    def _candidates(request) -> list[tuple[str, str]]:
+        headers = request.headers
+        found = []
+        if headers.get(KEY_HEADER):
+            return [(KEY_HEADER.lower(), headers[KEY_HEADER].strip())]
+        scheme, _, token = headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            found.append(("authorization", token.strip()))
+        if headers.get("x-api-key"):
+            found.append(("x-api-key", headers["x-api-key"].strip()))
+        return found
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="toolrouter-proxy"'
+
+
+class ProxyView(APIView):
+    required_scope = "route"
+    kind: proxy.Kind = "openai"
+    authentication_classes = [ProxyKeyAuthentication]
+    parser_classes: list = []
+    content_negotiation_class = IgnoreAccept
+
+    @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT}, summary="Filter tools, then forward upstream")
+    def post(self, request: Request) -> HttpResponse:
+        outcome = run_filter(raw_body(request._request), filter_options(request, from_query=False))
+        headers = proxy.upstream_headers(self.kind, request.headers,
+                                         getattr(request._request, "our_key_header", None))
+        try:
+            reply = proxy.forward(self.kind, outcome.body, headers, stream=_wants_stream(outcome.body),
+                                  query=request.META.get("QUERY_STRING", ""))
+        except proxy.UpstreamTimeout as exc:
+            raise ApiError(504, "upstream_timeout", str(exc)) from exc
+        except proxy.UpstreamUnavailable as exc:
+            raise ApiError(502, "upstream_unavailable", str(exc)) from exc
+        return _response(reply, outcome)
+
+
+class ChatCompletionsView(ProxyView):
+    kind = "openai"
+
+
+class MessagesView(ProxyView):
+    kind = "anthropic"
+
+
+def _wants_stream(body: bytes) -> bool:
+    try:
+        return json.loads(body or b"{}").get("stream") is True
+    except (ValueError, AttributeError):
+        return False
+
+
+def _response(reply: proxy.UpstreamReply, outcome: filter_gateway.FilterOutcome) -> HttpResponse:
+    if reply.chunks is not None:
+        response: HttpResponse = StreamingHttpResponse(reply.chunks, status=reply.status,
+                                                       content_type=reply.content_type)
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass events on as they come
+    else:
+        response = HttpResponse(reply.content, status=reply.status, content_type=reply.content_type)
+    for name, value in {**reply.headers, **outcome.headers()}.items():
+        response[name] = value
+    return response

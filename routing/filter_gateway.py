@@ -1,0 +1,461 @@
+"""The filter gateway: an LLM request body in, the same body with only the relevant tools out.
+
+Modelled on seed 004's semantic tool filtering, with three differences that matter:
+the ranking is the route endpoint's engine (BM25 + vector fusion, TOP_K/THRESHOLD on
+the same 0-1 scale), tool embeddings are cached by content hash (in this process and
+in Redis) so a client that sends the same 50 tools every turn pays for them once, and
+the small index built from a request's tools is kept in an LRU keyed by the tool
+list's hash, so a repeated tool list costs no rebuild at all.
+
+Pass-through (body forwarded byte for byte, the reason in `passthrough`): empty body,
+no query found, no tools found, embedding provider unavailable. Malformed JSON, a
+JSONPath that does not parse, or a tools path that finds something other than a
+list of objects raise `FilterInputError` (a 400 for the caller).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping
+
+import numpy as np
+import redis
+from django.conf import settings
+from django.db import DatabaseError
+
+from routing.engine.formats import NameMap
+from routing.engine.index import RoutingIndex
+from routing.engine.router import route
+from routing.engine.texts import tool_embedding_text
+from routing.engine.tokens import count_text, definition_json
+from routing.engine.types import CatalogSnapshot, RouteRequest, ToolEntry
+from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider
+from toolcatalog.models import EmbeddingStatus, HypotheticalQuery, Tool
+from toolcatalog.selectors import catalog_version
+from toolrouter.redis_client import get_redis
+
+from .query_embeddings import query_embedder
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_QUERY_PATH = "$.messages[-1].content"
+DEFAULT_TOOLS_PATH = "$.tools"
+DEFAULT_TOP_K = 5  # seed 004's default
+FILTER_STRATEGIES = ("auto", "bm25", "vector", "hybrid")
+# Seed 004's order: the first non-empty of these is the tool's description.
+DESCRIPTION_FIELDS = (("description",), ("desc",), ("summary",), ("info",), ("function", "description"))
+TEXT_PART_TYPES = ("text", "input_text")
+
+
+class FilterInputError(Exception):
+    """The request cannot be filtered as sent: the caller gets a 400 with this code and message."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    mode: str = "top_k"
+    limit: int | None = None  # None: 5 in top_k, every tool in threshold mode (seed 004)
+    threshold: float | None = None
+    # Hybrid (BM25 + vector fusion) by default rather than the route endpoint's `auto`: the
+    # tools are embedded anyway, and the vector side gives every tool a score, so TOP_K sends
+    # K tools as seed 004 promises (auto's BM25 fast path keeps only tools with a word in common).
+    strategy: str = "hybrid"
+    query_path: str = DEFAULT_QUERY_PATH
+    tools_path: str = DEFAULT_TOOLS_PATH
+
+
+@dataclass
+class FilterOutcome:
+    body: bytes
+    passthrough: str | None = None
+    tools_before: int = 0
+    tools_after: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    strategy: str = ""
+    selected: list[str] = field(default_factory=list)
+
+    @property
+    def tokens_saved(self) -> int:
+        return max(0, self.tokens_before - self.tokens_after)
+
+    def headers(self) -> dict[str, str]:
+        out = {
+            "X-Toolrouter-Tools-Before": str(self.tools_before),
+            "X-Toolrouter-Tools-After": str(self.tools_after),
+            "X-Toolrouter-Tokens-Saved": str(self.tokens_saved),
+        }
+        if self.passthrough:
+            out["X-Toolrouter-Passthrough"] = self.passthrough
+        if self.strategy:
+            out["X-Toolrouter-Strategy"] = self.strategy
+        return out
+
+
+# --------------------------------------------------------------------------
+# options
+# --------------------------------------------------------------------------
+OPTION_NAMES = ("mode", "limit", "threshold", "strategy", "query_path", "tools_path")
+
+
+def parse_options(values: Mapping[str, str], *, key_query_path: str | None = None,
+                  key_tools_path: str | None = None) -> FilterOptions:
+    """Options from strings (query parameters or headers); the API key's paths are the defaults."""
+    mode = (values.get("mode") or "top_k").strip().lower()
+    if mode not in ("top_k", "threshold"):
+        raise FilterInputError("invalid_request", "mode must be 'top_k' or 'threshold'.", {"mode": mode})
+    strategy = (values.get("strategy") or FilterOptions.strategy).strip().lower()
+    if strategy not in FILTER_STRATEGIES:
+        raise FilterInputError("invalid_request", f"strategy must be one of {', '.join(FILTER_STRATEGIES)}.",
+                               {"strategy": strategy})
+    options = FilterOptions(
+        mode=mode, strategy=strategy,
+        limit=_number(values, "limit", int, 1, settings.FILTER_MAX_LIMIT),
+        threshold=_number(values, "threshold", float, 0.0, 1.0),
+        query_path=values.get("query_path") or key_query_path or DEFAULT_QUERY_PATH,
+        tools_path=values.get("tools_path") or key_tools_path or DEFAULT_TOOLS_PATH,
+    )
+    compiled_path(options.query_path, "query_path")
+    compiled_path(options.tools_path, "tools_path")
+    return options
+
+
+def _number(values: Mapping[str, str], name: str, kind: type, low: float, high: float) -> Any:
+    raw = values.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise FilterInputError("invalid_request", f"{name} must be a number.", {name: raw}) from None
+    if not low <= value <= high:
+        raise FilterInputError("invalid_request", f"{name} must be between {low:g} and {high:g}.", {name: raw})
+    return value
+
+
+@lru_cache(maxsize=256)
+def _parse_path(path: str) -> Any:
+    from jsonpath_ng.ext import parse
+
+    return parse(path)
+
+
+def compiled_path(path: str, what: str) -> Any:
+    try:
+        return _parse_path(path)
+    except Exception as exc:  # noqa: BLE001 - the JSONPath parser raises several types
+        raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {exc}",
+                               {what: path}) from None
+
+
+# --------------------------------------------------------------------------
+# the request body
+# --------------------------------------------------------------------------
+def load_body(raw: bytes) -> Any:
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FilterInputError("invalid_json", f"The body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise FilterInputError("json_too_deep", "The JSON is nested too deeply.") from None
+    if not isinstance(body, dict):
+        raise FilterInputError("invalid_json", "The body must be a JSON object (an LLM request).")
+    return body
+
+
+def query_text(value: Any) -> str:
+    """Text from a string, or from a list of content parts (OpenAI and Anthropic shapes)."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return "\n".join(t for t in (query_text(part) for part in value) if t)
+    if isinstance(value, dict) and value.get("type", "text") in TEXT_PART_TYPES:
+        return query_text(value.get("text"))
+    return ""
+
+
+def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
+    """The first match of the tools path and its list, or (None, None) when there is none."""
+    matches = compiled_path(options.tools_path, "tools_path").find(body)
+    if not matches or matches[0].value is None:
+        return None, None
+    tools = matches[0].value
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise FilterInputError("invalid_tools", f"{options.tools_path} must find a list of tool objects.",
+                               {"tools_path": options.tools_path})
+    return matches[0], tools
+
+
+def find_query(body: dict, options: FilterOptions) -> str:
+    matches = compiled_path(options.query_path, "query_path").find(body)
+    return "\n".join(t for t in (query_text(m.value) for m in matches) if t)
+
+
+def tool_name(tool: dict) -> str:
+    name = tool.get("name")
+    if not isinstance(name, str) and isinstance(tool.get("function"), dict):
+        name = tool["function"].get("name")
+    return name if isinstance(name, str) else ""
+
+
+def tool_description(tool: dict) -> str:
+    for path in DESCRIPTION_FIELDS:
+        value: Any = tool
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return tool_name(tool)
+
+
+def tool_parameters(tool: dict) -> dict:
+    function = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+    for candidate in (tool.get("parameters"), tool.get("input_schema"), tool.get("inputSchema"),
+                      function.get("parameters")):
+        if isinstance(candidate, dict):
+            return candidate
+    return {}
+
+
+# --------------------------------------------------------------------------
+# filtering
+# --------------------------------------------------------------------------
+def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
+    if not raw.strip():
+        return FilterOutcome(raw, passthrough="empty-body")
+    body = load_body(raw)
+    match, tools = find_tools(body, options)
+    if not tools:
+        return FilterOutcome(raw, passthrough="no-tools")
+    tokens_before = count_text(definition_json(tools))
+    unchanged = FilterOutcome(raw, tools_before=len(tools), tools_after=len(tools),
+                              tokens_before=tokens_before, tokens_after=tokens_before)
+    query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
+    if not query:
+        unchanged.passthrough = "no-query"
+        return unchanged
+    provider = get_provider()
+    try:
+        index = tool_index(tools, provider, with_vectors=options.strategy != "bm25")
+    except EmbeddingProviderError as exc:
+        logger.warning("filter passes the request through: %s", exc)
+        unchanged.passthrough = "embedding-unavailable"
+        return unchanged
+    result = route(index.routing, _route_request(query, options, len(tools)), embed_query=query_embedder(provider))
+    if result.strategy.fallback and _embedding_failed(result.strategy.reason):
+        unchanged.passthrough = "embedding-unavailable"
+        return unchanged
+    kept = [tools[index.positions[name]] for name in result.names]
+    match.full_path.update(body, kept)
+    filtered = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return FilterOutcome(filtered, tools_before=len(tools), tools_after=len(kept), tokens_before=tokens_before,
+                         tokens_after=count_text(definition_json(kept)), strategy=result.strategy.used,
+                         selected=[tool_name(t) for t in kept])
+
+
+def _route_request(query: str, options: FilterOptions, n_tools: int) -> RouteRequest:
+    limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else n_tools)
+    return RouteRequest(query=query, limit=limit, mode=options.mode, threshold=options.threshold,  # type: ignore[arg-type]
+                        strategy=options.strategy, include_core=False, format="names")  # type: ignore[arg-type]
+
+
+def _embedding_failed(reason: str) -> bool:
+    """The engine fell back to BM25 because the query could not be embedded (seed 004: pass through)."""
+    return "query embedding failed" in reason or "no query embedder" in reason
+
+
+# --------------------------------------------------------------------------
+# the per-tool-list index, cached
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ToolListIndex:
+    routing: RoutingIndex
+    positions: dict[str, int]  # engine key -> position in the request's tools list
+
+
+_indexes: OrderedDict[str, ToolListIndex] = OrderedDict()
+_indexes_lock = threading.Lock()
+
+
+def tool_index(tools: list[dict], provider: EmbeddingProvider, *, with_vectors: bool) -> ToolListIndex:
+    """The index of this tool list, built once per (tools, model, catalog version)."""
+    version = _catalog_version()
+    canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    key = hashlib.sha256(f"{provider.model_id}\n{version}\n{with_vectors}\n{canonical}".encode()).hexdigest()
+    with _indexes_lock:
+        cached = _indexes.get(key)
+        if cached is not None:
+            _indexes.move_to_end(key)
+            return cached
+    built = _build_index(tools, provider, with_vectors, version)
+    with _indexes_lock:
+        _indexes[key] = built
+        while len(_indexes) > settings.FILTER_INDEX_CACHE_SIZE:
+            _indexes.popitem(last=False)
+    return built
+
+
+def _catalog_version() -> int:
+    try:
+        return catalog_version()
+    except DatabaseError:
+        return -1
+
+
+def _build_index(tools: list[dict], provider: EmbeddingProvider, with_vectors: bool, version: int) -> ToolListIndex:
+    keys = _engine_keys(tools)
+    catalog = _catalog_queries(keys, provider.model_id)
+    entries = [ToolEntry(name=key, description=tool_description(tool), category=None,
+                         parameters=tool_parameters(tool), hypothetical_queries=tuple(catalog.get(key, ((), None))[0]))
+               for key, tool in zip(keys, tools)]
+    tool_vectors: dict[str, np.ndarray] = {}
+    query_vectors: dict[str, np.ndarray] = {}
+    if with_vectors:
+        texts = [tool_embedding_text(_display_name(e.name), e.description, None, e.parameters) for e in entries]
+        tool_vectors = dict(zip(keys, tool_vector_cache.vectors(texts, provider)))
+        query_vectors = {k: v for k, (_, v) in catalog.items() if v is not None}
+    snapshot = CatalogSnapshot(version=f"filter:{version}", tools=tuple(entries), categories=(),
+                               tool_vectors=tool_vectors, query_vectors=query_vectors, category_vectors={},
+                               model=provider.model_id)
+    return ToolListIndex(RoutingIndex(snapshot), {key: i for i, key in enumerate(keys)})
+
+
+def _engine_keys(tools: list[dict]) -> list[str]:
+    """A unique key per tool: its name, or name#position when a name is missing or repeated."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for position, tool in enumerate(tools):
+        name = tool_name(tool)
+        key = name if name and name not in seen else f"{name or 'tool'}#{position}"
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def _display_name(key: str) -> str:
+    return key.split("#", 1)[0]
+
+
+def _catalog_queries(keys: list[str], model_id: str) -> dict[str, tuple[list[str], np.ndarray | None]]:
+    """Hypothetical queries of catalog tools with the same (or the same exported) name.
+
+    Texts with a ready vector of this model come first, in the order of the vector
+    block, as the engine expects; the rest still count for BM25.
+    """
+    try:
+        catalog_names = list(Tool.objects.filter(enabled=True).values_list("name", flat=True))
+        names = NameMap(catalog_names)
+        wanted = {names.internal(_display_name(k)): k for k in keys}
+        rows = list(HypotheticalQuery.objects.filter(tool__name__in=list(wanted), approved=True)
+                    .order_by("tool__name", "pk")
+                    .values_list("tool__name", "text", "embedding", "embedding_status", "embedding_model"))
+    except DatabaseError:
+        logger.warning("catalog unreadable; filtering without its hypothetical queries", exc_info=True)
+        return {}
+    found: dict[str, tuple[list[str], list[str], list[np.ndarray]]] = {}
+    for tool, text, embedding, status, model in rows:
+        ready, other, vectors = found.setdefault(wanted[tool], ([], [], []))
+        if status == EmbeddingStatus.READY and model == model_id and embedding is not None:
+            ready.append(text)
+            vectors.append(np.asarray(embedding, dtype=np.float32))
+        else:
+            other.append(text)
+    return {key: (ready + other, np.vstack(vectors) if vectors else None)
+            for key, (ready, other, vectors) in found.items()}
+
+
+class ToolVectorCache:
+    """Tool-text vectors by content hash: process memory, then Redis, then one provider call."""
+
+    def __init__(self, memory_items: int = 20_000) -> None:
+        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memory_items = memory_items
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(model_id: str, text: str) -> str:
+        return "toolrouter:temb:" + hashlib.sha256(f"{model_id}\n{text}".encode()).hexdigest()
+
+    def vectors(self, texts: list[str], provider: EmbeddingProvider) -> list[np.ndarray]:
+        keys = [self.key(provider.model_id, t) for t in texts]
+        found = self._from_memory(keys)
+        found.update(self._from_redis([k for k in keys if k not in found]))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        if missing:
+            fresh = dict(zip((self.key(provider.model_id, t) for t in missing), self._embed(missing, provider)))
+            self._store(fresh)
+            found.update(fresh)
+        return [found[k] for k in keys]
+
+    def _from_memory(self, keys: list[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            return {k: self._memory[k] for k in keys if k in self._memory}
+
+    def _from_redis(self, keys: list[str]) -> dict[str, np.ndarray]:
+        if not keys:
+            return {}
+        try:
+            values = get_redis().mget(keys)
+        except redis.RedisError:
+            return {}  # no shared cache while Redis is away; the provider still answers
+        found = {k: np.frombuffer(v, dtype=np.float32) for k, v in zip(keys, values) if v is not None}
+        self._remember(found)
+        return found
+
+    def _embed(self, texts: list[str], provider: EmbeddingProvider) -> np.ndarray:
+        # The route's circuit breaker: a provider that keeps failing is not called on every request.
+        breaker = query_embedder(provider).breaker
+        breaker.check()
+        batch = settings.EMBEDDING_BATCH_SIZE
+        try:
+            vectors = np.vstack([provider.embed(texts[i:i + batch]) for i in range(0, len(texts), batch)])
+        except Exception as exc:
+            breaker.failed()
+            if isinstance(exc, EmbeddingProviderError):
+                raise
+            raise EmbeddingProviderError(f"{type(exc).__name__}: {exc}") from exc
+        breaker.succeeded()
+        return vectors.astype(np.float32)
+
+    def _store(self, fresh: dict[str, np.ndarray]) -> None:
+        self._remember(fresh)
+        try:
+            with get_redis().pipeline(transaction=False) as pipe:
+                for key, vector in fresh.items():
+                    pipe.set(key, vector.tobytes(), ex=settings.FILTER_TOOL_EMBEDDING_CACHE_SECONDS)
+                pipe.execute()
+        except redis.RedisError:
+            pass
+
+    def _remember(self, found: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            for key, vector in found.items():
+                self._memory[key] = vector
+                self._memory.move_to_end(key)
+            while len(self._memory) > self._memory_items:
+                self._memory.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._memory.clear()
+
+
+tool_vector_cache = ToolVectorCache()
+
+
+def clear_process_caches() -> None:
+    """Forget this process's indexes and vectors (Redis keeps its copies); for tests and reloads."""
+    with _indexes_lock:
+        _indexes.clear()
+    tool_vector_cache.clear()

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from routing import filter_gateway
+
+
+@pytest.fixture(autouse=True)
+def fresh_filter_caches() -> Iterator[None]:
+    filter_gateway.clear_process_caches()
+    yield
+    filter_gateway.clear_process_caches()
