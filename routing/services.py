@@ -4,16 +4,18 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 
+from routing.engine.index import RoutingIndex
 from routing.engine.llm_category import OpenAICategorySelector
 from routing.engine.router import route
 from routing.engine.types import RouteRequest, RouteResult
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
-from toolcatalog.models import Category, Toolset
+from toolcatalog.models import Toolset
 
 from . import sessions, usage
 from .live_index import live_index
@@ -39,25 +41,30 @@ class Caller:
     bound_toolset_id: int | None = None
 
 
-def allowed_tool_names(caller: Caller, toolset_name: str | None) -> frozenset[str] | None:
+@lru_cache(maxsize=256)
+def _toolset_tool_names(version: str, *, pk: int | None = None, name: str | None = None) -> frozenset[str] | None:
+    """A toolset's tools as of a catalog version (every toolset change bumps the version)."""
+    toolset = Toolset.objects.filter(pk=pk).first() if pk is not None else Toolset.objects.filter(name=name).first()
+    return None if toolset is None else frozenset(catalog_selectors.toolset_tool_names(toolset))
+
+
+def allowed_tool_names(caller: Caller, toolset_name: str | None, version: str) -> frozenset[str] | None:
     """The tools this request may see: the key's toolset, narrowed by the requested one."""
-    allowed: set[str] | None = None
+    allowed: frozenset[str] | None = None
     if caller.bound_toolset_id is not None:
-        allowed = catalog_selectors.toolset_tool_names(Toolset.objects.get(pk=caller.bound_toolset_id))
+        allowed = _toolset_tool_names(version, pk=caller.bound_toolset_id) or frozenset()
     if toolset_name:
-        toolset = Toolset.objects.filter(name=toolset_name).first()
-        if toolset is None:
+        names = _toolset_tool_names(version, name=toolset_name)
+        if names is None:
             raise RouteInputError("unknown_toolset", f"No toolset is named {toolset_name!r}.", {"toolset": toolset_name})
-        names = catalog_selectors.toolset_tool_names(toolset)
         allowed = names if allowed is None else allowed & names
-    return None if allowed is None else frozenset(allowed)
+    return allowed
 
 
-def check_categories(categories: list[str] | None) -> tuple[str, ...] | None:
+def check_categories(categories: list[str] | None, index: RoutingIndex) -> tuple[str, ...] | None:
     if not categories:
         return None
-    known = set(Category.objects.filter(name__in=categories, enabled=True).values_list("name", flat=True))
-    unknown = [c for c in categories if c not in known]
+    unknown = [c for c in categories if c not in index.categories]
     if unknown:
         raise RouteInputError("unknown_category", f"No enabled category is named {', '.join(map(repr, unknown))}.",
                               {"categories": unknown})
@@ -91,22 +98,21 @@ class Routed:
 def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "route", log: bool = True) -> Routed:
     """Route one request and (unless `log` is false, as for the admin's trials) log it."""
     started = time.perf_counter()
-    allowed = allowed_tool_names(caller, data.get("toolset"))
+    provider = get_provider()
+    index = live_index.current(provider.model_id)
     request = RouteRequest(
         query=data["query"],
         limit=data.get("limit", 5),
         mode=data.get("mode", "top_k"),
         threshold=data.get("threshold"),
         strategy=data.get("strategy", "auto"),
-        allowed_tools=allowed,
-        categories=check_categories(data.get("categories")),
+        allowed_tools=allowed_tool_names(caller, data.get("toolset"), index.version),
+        categories=check_categories(data.get("categories"), index),
         include_core=data.get("include_core", True),
         explain=data.get("explain", False),
         format=data.get("format", "openai"),
         default_category=settings.ROUTE_DEFAULT_CATEGORY,
     )
-    provider = get_provider()
-    index = live_index.current(provider.model_id)
     result = route(index, request, embed_query=query_embedder(provider), select_categories_llm=category_llm())
     answer = result.to_dict()
     session_id = data.get("session_id")
