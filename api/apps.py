@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class ApiConfig(AppConfig):
     name = "api"
     verbose_name = "API"
+
+    def ready(self) -> None:
+        from . import schema  # noqa: F401  (registers the bearer-key security scheme)

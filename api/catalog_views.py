@@ -14,7 +14,7 @@ from toolcatalog.models import Category, Tool, Toolset
 
 from .catalog_serializers import CategorySerializer, ImportRequestSerializer, ToolSerializer, ToolsetSerializer
 from .errors import ApiError
-from .views import ANY_OBJECT
+from .schema import ANY_JSON, ImportReportSerializer, with_errors
 
 EXPORT_FORMATS = ("toolcatalog/v1", "openai", "anthropic", "mcp")
 
@@ -50,7 +50,8 @@ class ToolsetViewSet(CatalogViewSet):
 class CatalogImportView(APIView):
     required_scope = "catalog"
 
-    @extend_schema(request=ImportRequestSerializer, responses={200: ANY_OBJECT}, summary="Import tools in any supported format")
+    @extend_schema(request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer),
+                   summary="Import tools in any supported format")
     def post(self, request: Request) -> Response:
         serializer = ImportRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -72,7 +73,7 @@ class CatalogExportView(APIView):
     required_scope = "catalog"
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), default="toolcatalog/v1")],
-                   responses={200: ANY_OBJECT}, summary="Export the catalog")
+                   responses=with_errors(ANY_JSON), summary="Export the catalog")
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "toolcatalog/v1")
         if fmt not in EXPORT_FORMATS:

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from routing import filter_gateway
 
 from .errors import ApiError
-from .views import ANY_OBJECT
+from .schema import ANY_OBJECT
 
 
 class IgnoreAccept(BaseContentNegotiation):

@@ -24,7 +24,7 @@ from .errors import ApiError
 from .filter_views import IgnoreAccept, filter_options, raw_body, run_filter
 from .models import ApiKey
 from .services import hash_key, touch_last_used
-from .views import ANY_OBJECT
+from .schema import ANY_OBJECT
 
 logger = logging.getLogger(__name__)
 

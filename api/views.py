@@ -1,8 +1,7 @@
 """Route and tool-search: validate, call the routing service, answer."""
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +10,7 @@ from routing import services
 from routing.meta_tool import tool_search_definition
 
 from .errors import ApiError
+from .schema import DefinitionResponseSerializer, RouteResponseSerializer, ToolSearchResponseSerializer, with_errors
 from .serializers import RouteRequestSerializer, ToolSearchRequestSerializer
 
 
@@ -26,13 +26,11 @@ def routed(data: dict, request: Request, endpoint: str):
         raise ApiError(400, exc.code, exc.message, exc.details) from exc
 
 
-ANY_OBJECT = inline_serializer("AnyObject", fields={})
-
-
 class RouteView(APIView):
     required_scope = "route"
 
-    @extend_schema(request=RouteRequestSerializer, responses={200: ANY_OBJECT}, summary="Select the tools a request needs")
+    @extend_schema(request=RouteRequestSerializer, responses=with_errors(RouteResponseSerializer),
+                   summary="Select the tools a request needs")
     def post(self, request: Request) -> Response:
         serializer = RouteRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -44,7 +42,8 @@ class ToolSearchView(APIView):
 
     required_scope = "route"
 
-    @extend_schema(request=ToolSearchRequestSerializer, responses={200: ANY_OBJECT}, summary="Backend of the tool_search meta-tool")
+    @extend_schema(request=ToolSearchRequestSerializer, responses=with_errors(ToolSearchResponseSerializer),
+                   summary="Backend of the tool_search meta-tool")
     def post(self, request: Request) -> Response:
         serializer = ToolSearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -67,7 +66,8 @@ class ToolSearchDefinitionView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("format", str, enum=["openai", "anthropic"], default="openai")],
-        responses={200: ANY_OBJECT}, summary="The tool_search meta-tool's definition and a minimal system prompt",
+        responses=with_errors(DefinitionResponseSerializer),
+        summary="The tool_search meta-tool's definition and a minimal system prompt",
     )
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "openai")
