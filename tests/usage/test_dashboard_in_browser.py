@@ -11,7 +11,6 @@ from toolcatalog.models import HypotheticalQuery, Tool
 
 from .records import make_record
 
-pytestmark = pytest.mark.urls("tests.usage.urls")
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

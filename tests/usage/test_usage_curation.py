@@ -6,7 +6,7 @@ from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 
 from .records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.usage.urls")]
+pytestmark = [pytest.mark.django_db]
 
 
 @pytest.fixture

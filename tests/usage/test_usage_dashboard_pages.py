@@ -7,7 +7,7 @@ from routing import usage
 
 from .records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.usage.urls")]
+pytestmark = [pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from toolcatalog.models import Tool
 
 from .records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.usage.urls")]
+pytestmark = [pytest.mark.django_db]
 
 OFFERED = [{"name": "play_music", "rank": 1, "score": 0.9}, {"name": "search_music", "rank": 2, "score": 0.6},
            {"name": "get_artist_info", "rank": 3, "score": 0.4}]

@@ -8,7 +8,7 @@ from toolrouter.redis_client import get_redis
 
 from .records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.usage.urls")]
+pytestmark = [pytest.mark.django_db]
 
 
 @pytest.mark.usefixtures("redis_down")

@@ -7,7 +7,7 @@ from toolcatalog.models import HypotheticalQuery, Tool
 
 from .records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.usage.urls")]
+pytestmark = [pytest.mark.django_db]
 
 MARKUP = "<img src=x onerror=alert(1)>"
 ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
