@@ -49,15 +49,16 @@ class ToolSearchView(APIView):
         serializer.is_valid(raise_exception=True)
         data = {**serializer.validated_data, "format": "names"}
         outcome = routed(data, request, "tool_search")
+        answer = outcome.answer
         body = {
-            "tools": [{"name": m.name, "description": description, "hint": m.hint}
-                      for m, description in zip(outcome.result.matches, outcome.descriptions)],
-            "workflowGuidance": outcome.result.guidance,
-            "instruction": outcome.result.instruction,
-            "request_id": outcome.answer["request_id"],
+            "tools": [{"name": m["name"], "description": description, "hint": m["hint"]}
+                      for m, description in zip(answer["matches"], outcome.descriptions)],
+            "workflowGuidance": answer["guidance"],
+            "instruction": answer["instruction"],
+            "request_id": answer["request_id"],
         }
-        if "session" in outcome.answer:
-            body["activeTools"] = outcome.answer["session"]["active_tools"]
+        if "session" in answer:
+            body["activeTools"] = answer["session"]["active_tools"]
         return Response(body)
 
 

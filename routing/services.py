@@ -1,6 +1,7 @@
 """Serving a route request: resolve the caller's restrictions, run the engine, log it."""
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -115,6 +116,13 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
     )
     result = route(index, request, embed_query=query_embedder(provider), select_categories_llm=category_llm())
     answer = result.to_dict()
+    descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
+    if caller.bound_toolset_id is not None:
+        # Curated prose may name any tool ("then use geocode_address"); a key bound to a
+        # toolset must not learn of tools outside it, even from a hint.
+        hidden = frozenset(index.names) - (request.allowed_tools or frozenset())
+        answer = redact_tool_names(answer, hidden)
+        descriptions = redact_tool_names(descriptions, hidden)
     session_id = data.get("session_id")
     if session_id:
         active = sessions.remember_tools(caller.api_key_id, session_id, result.names)
@@ -124,8 +132,27 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
     answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
     if log:
         _log(answer, result, request, data, caller, endpoint)
-    descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
     return Routed(result, answer, descriptions)
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z0-9_.\-]+")
+HIDDEN_TOOL = "[another tool]"
+
+
+def redact_tool_names(value: Any, hidden: frozenset[str]) -> Any:
+    """`value` with every whole-word mention of a hidden tool name replaced."""
+    if isinstance(value, str):
+        return _NAME_LIKE.sub(lambda m: _redacted_word(m.group(0), hidden), value) if hidden else value
+    if isinstance(value, dict):
+        return {k: redact_tool_names(v, hidden) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_tool_names(v, hidden) for v in value]
+    return value
+
+
+def _redacted_word(word: str, hidden: frozenset[str]) -> str:
+    core = word.rstrip(".-")  # a name at the end of a sentence keeps its full stop
+    return HIDDEN_TOOL + word[len(core):] if core in hidden else word
 
 
 def _log(answer: dict[str, Any], result: RouteResult, request: RouteRequest, data: dict[str, Any], caller: Caller,

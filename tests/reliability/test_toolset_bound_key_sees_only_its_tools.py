@@ -31,22 +31,10 @@ def outside_names() -> set[str]:
     return set(Tool.objects.exclude(category__name="weather").values_list("name", flat=True))
 
 
-# Curated prose (workflow hints, usage hints, descriptions) is the curator's text and may name
-# any tool, e.g. the demo's weather hint says "use geocode_address"; everything else is checked.
-PROSE = {"guidance", "workflowGuidance", "hint", "description"}
-
-
-def without_prose(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: without_prose(v) for k, v in value.items() if k not in PROSE}
-    if isinstance(value, list):
-        return [without_prose(v) for v in value]
-    return value
-
-
 def leaked(payload: object, names: set[str]) -> set[str]:
-    """Outside tool names found in the answer's data, as whole names (not inside a longer one)."""
-    text = json.dumps(without_prose(payload))
+    """Outside tool names found anywhere in the answer, curated prose included (the demo's
+    weather hint says "use geocode_address"), as whole names (not inside a longer one)."""
+    text = json.dumps(payload)
     return {name for name in names if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", text)}
 
 
