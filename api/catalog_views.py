@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from toolcatalog import selectors, services
-from toolcatalog.interchange import InterchangeError, export_catalog, parse_catalog
+from toolcatalog.interchange import export_catalog
 from toolcatalog.models import Category, Tool, Toolset
 
 from .catalog_serializers import CategorySerializer, ImportRequestSerializer, ToolSerializer, ToolsetSerializer
@@ -57,16 +57,11 @@ class CatalogImportView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
-            parsed = parse_catalog(data["document"], data["format"], server_name=data["server_name"])
-            report = services.import_catalog(parsed.to_document(), dry_run=data["dry_run"], source=parsed.format)
-        except (InterchangeError, services.CatalogImportError) as exc:
+            report = services.import_any(data["document"], data["format"], server_name=data["server_name"],
+                                         dry_run=data["dry_run"])
+        except services.CatalogImportError as exc:
             raise ApiError(400, "invalid_catalog", str(exc), {"format": data["format"]}) from exc
-        body = report.as_dict()
-        body["format"] = parsed.format
-        body["rejected"] = [{"kind": r.kind, "index": r.index, "name": r.name, "reason": r.reason}
-                            for r in parsed.rejected] + body["rejected"]
-        body["counts"]["rejected"] = len(body["rejected"])
-        return Response(body)
+        return Response(report)
 
 
 class CatalogExportView(APIView):

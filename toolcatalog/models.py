@@ -19,6 +19,11 @@ class EmbeddingStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+def embedding_index(name: str) -> HnswIndex:
+    """The HNSW cosine index every embedded table carries, for nearest-neighbour search in SQL."""
+    return HnswIndex(name=name, fields=["embedding"], opclasses=["vector_cosine_ops"], m=16, ef_construction=64)
+
+
 class Embedded(models.Model):
     """An embedding and what it was made from, so that stale vectors can be found."""
 
@@ -57,8 +62,7 @@ class Category(Embedded):
         ordering = ["name"]
         verbose_name_plural = "categories"
         indexes = [
-            HnswIndex(name="category_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
-                      m=16, ef_construction=64),
+            embedding_index("category_embedding_hnsw"),
         ]
 
     def __str__(self) -> str:
@@ -105,8 +109,7 @@ class Tool(Embedded):
     class Meta:
         ordering = ["name"]
         indexes = [
-            HnswIndex(name="tool_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
-                      m=16, ef_construction=64),
+            embedding_index("tool_embedding_hnsw"),
         ]
 
     def __str__(self) -> str:
@@ -144,8 +147,7 @@ class HypotheticalQuery(Embedded):
         verbose_name_plural = "hypothetical queries"
         constraints = [models.UniqueConstraint(fields=["tool", "text"], name="unique_query_per_tool")]
         indexes = [
-            HnswIndex(name="query_embedding_hnsw", fields=["embedding"], opclasses=["vector_cosine_ops"],
-                      m=16, ef_construction=64),
+            embedding_index("query_embedding_hnsw"),
         ]
 
     def __str__(self) -> str:

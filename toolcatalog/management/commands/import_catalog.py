@@ -4,7 +4,6 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from toolcatalog import services
-from toolcatalog.interchange import InterchangeError, parse_catalog
 
 FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"]
 
@@ -27,16 +26,11 @@ class Command(BaseCommand):
             self.stdout.write("catalog is not empty; nothing imported")
             return
         try:
-            parsed = parse_catalog(file.read_bytes(), format, server_name=server_name)
-            report = services.import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+            report = services.import_any(file.read_bytes(), format, server_name=server_name, dry_run=dry_run)
         except OSError as exc:
             raise CommandError(f"{file}: {exc}") from exc
-        except (InterchangeError, services.CatalogImportError) as exc:
+        except services.CatalogImportError as exc:
             raise CommandError(f"{file}: {exc}") from exc
-        counts = report.as_dict()["counts"]
-        counts["rejected"] += len(parsed.rejected)
-        self.stdout.write(json.dumps({"format": parsed.format, **counts}))
-        for rejection in parsed.rejected:
-            self.stderr.write(f"rejected {rejection.kind} {rejection.name}: {rejection.reason}")
-        for rejection in report.rejected:
-            self.stderr.write(f"rejected {rejection.get('kind')} {rejection.get('name')}: {rejection['reason']}")
+        self.stdout.write(json.dumps({"format": report["format"], **report["counts"]}))
+        for rejection in report["rejected"]:
+            self.stderr.write(f"rejected {rejection['kind']} {rejection['name']}: {rejection['reason']}")
