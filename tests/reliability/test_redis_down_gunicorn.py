@@ -10,7 +10,7 @@ from api.services import create_api_key
 from routing import usage
 from routing.models import RequestLog
 from tests.support.catalog import load_demo_catalog
-from tests.support.worker import test_database_url as database_url, wait_for
+from tests.support.worker import worker_database_url as database_url, wait_for
 
 from .faults import record_fault
 from .webprocess import WebProcess, call

@@ -17,7 +17,7 @@ from django.conf import settings as django_settings
 
 from tests.support.openai_server import FakeOpenAI
 from tests.support.worker import ARTIFACTS, PROJECT_DIR, _wait_until_ready, celery_worker, wait_for
-from tests.support.worker import test_database_url as database_url
+from tests.support.worker import worker_database_url as database_url
 from toolcatalog import services
 from toolcatalog.models import EmbeddingStatus, Tool
 

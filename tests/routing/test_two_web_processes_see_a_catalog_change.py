@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from tests.support.catalog import load_demo_catalog
-from tests.support.worker import ARTIFACTS, test_database_url, wait_for
+from tests.support.worker import ARTIFACTS, worker_database_url, wait_for
 from toolcatalog.models import Tool
 from toolrouter.devservices import free_port
 
@@ -21,7 +21,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 def start_server(port: int) -> subprocess.Popen:
     from django.conf import settings
 
-    env = {**os.environ, "DATABASE_URL": test_database_url(), "REDIS_URL": settings.REDIS_URL}
+    env = {**os.environ, "DATABASE_URL": worker_database_url(), "REDIS_URL": settings.REDIS_URL}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "toolrouter.wsgi:application", "--bind", f"127.0.0.1:{port}",

@@ -16,7 +16,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 ARTIFACTS = PROJECT_DIR / ".data" / "test-artifacts"
 
 
-def test_database_url() -> str:
+def worker_database_url() -> str:
     db = connection.settings_dict
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
@@ -33,7 +33,7 @@ def celery_worker(extra_env: dict[str, str] | None = None) -> Iterator[subproces
     """Start a worker for the duration of the block; its log goes to .data/test-artifacts/."""
     purge_queue()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "DATABASE_URL": test_database_url(), "REDIS_URL": settings.REDIS_URL, **(extra_env or {})}
+    env = {**os.environ, "DATABASE_URL": worker_database_url(), "REDIS_URL": settings.REDIS_URL, **(extra_env or {})}
     log = open(ARTIFACTS / "celery-worker.log", "ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--loglevel", "INFO",

@@ -45,7 +45,7 @@ assert usage.usage_health()["buffered_in_process"] == 7
 
 
 def test_a_web_process_writes_its_in_process_buffer_at_exit() -> None:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "toolrouter.settings", "DATABASE_URL": worker_support.test_database_url(),
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "toolrouter.settings", "DATABASE_URL": worker_support.worker_database_url(),
            "REDIS_URL": "redis://127.0.0.1:1/0"}  # Redis down: the records wait in the process
     subprocess.run([sys.executable, "-c", SCRIPT], cwd=PROJECT_DIR, env=env, check=True, timeout=60)
     assert RequestLog.objects.filter(request_id__startswith="exit-").count() == 7
