@@ -23,3 +23,10 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 clean:
 	rm -rf $(VENV) .data
+
+# Benchmarks (bench/report.py): both rewrite BENCHMARKS.md from the scripts' own output.
+bench: $(STAMP)
+	$(PY) -m toolrouter.devservices -- $(PY) bench/report.py
+
+bench-full: $(STAMP)
+	$(PY) -m toolrouter.devservices -- $(PY) bench/report.py --full

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from routing.engine.types import CatalogSnapshot, CategoryEntry, ToolEntry
 from toolcatalog.models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, Tool
@@ -53,9 +55,12 @@ def load_snapshot(model_id: str, attempts: int = 5) -> CatalogSnapshot:
 def _read_snapshot(model_id: str, version: int) -> CatalogSnapshot:
     categories, enabled_names = _enabled_category_names()
     by_pk = {c.pk: c for c in categories}
+    # Parameters stay JSON text (cast in SQL, never parsed here): the engine parses a schema
+    # only when it renders the tool, and 100,000 parsed schemas cost ~350 MB per web process.
     tool_rows = list(
         Tool.objects.filter(enabled=True)
-        .values("pk", "name", "description", "category__name", "parameters",
+        .annotate(parameters_json=Cast("parameters", output_field=TextField()))
+        .values("pk", "name", "description", "category__name", "parameters_json",
                 "usage_hint", "core", "embedding", "embedding_status", "embedding_model")
     )
     tool_rows = [r for r in tool_rows if r["category__name"] is None or r["category__name"] in enabled_names]
@@ -81,7 +86,7 @@ def _read_snapshot(model_id: str, version: int) -> CatalogSnapshot:
     tools = tuple(
         ToolEntry(
             name=r["name"], description=r["description"], category=r["category__name"],
-            parameters=r["parameters"] or {}, usage_hint=r["usage_hint"],
+            parameters=r["parameters_json"] or "{}", usage_hint=r["usage_hint"],
             related_tools=tuple(sorted(related[r["pk"]])), core=r["core"],
             hypothetical_queries=(*embedded_queries[r["pk"]], *other_queries[r["pk"]]),
         )

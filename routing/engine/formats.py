@@ -63,7 +63,7 @@ class NameMap:
 
 def render_tool(tool: ToolEntry, fmt: str, external_name: str) -> Any:
     """One definition in `fmt`. Parameters are passed through untouched."""
-    parameters = tool.parameters or {"type": "object", "properties": {}}
+    parameters = tool.schema() or {"type": "object", "properties": {}}
     if fmt == "openai":
         return {
             "type": "function",

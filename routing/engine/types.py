@@ -6,6 +6,7 @@ snapshot into a `RoutingIndex` (see `index.py`) and answers `RouteRequest`s with
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -22,14 +23,27 @@ FORMATS: tuple[str, ...] = ("openai", "anthropic", "mcp", "names")
 
 @dataclass(frozen=True, slots=True)
 class ToolEntry:
+    """One enabled tool.
+
+    `parameters` is the JSON Schema, either as a dict or as its JSON text. The database
+    loader keeps the text: a parsed schema costs ~10x its text in Python objects, which at
+    100,000 tools was ~350 MB of a web process. Read it through `schema()`.
+    """
+
     name: str
     description: str
     category: str | None
-    parameters: dict
+    parameters: dict | str
     usage_hint: str = ""
     related_tools: tuple[str, ...] = ()
     core: bool = False
     hypothetical_queries: tuple[str, ...] = ()
+
+    def schema(self) -> dict:
+        """The parameters as a dict (parsed anew from the text form on every call)."""
+        if isinstance(self.parameters, str):
+            return json.loads(self.parameters) if self.parameters else {}
+        return self.parameters or {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,199 @@
+"""Served catalogs of 100 to 100,000 tools: snapshot load, HTTP latency, web-process memory.
+
+    .venv/bin/python -m toolrouter.devservices -- .venv/bin/python bench/serving.py [--sizes 1000,10000] [--tiny]
+
+For each size, on a throw-away database (`toolrouter_bench_serving`, Redis db 12):
+1. the rows go in directly (`bench/server.py`), with real MiniLM vectors up to 10,000 tools and
+   jittered copies beyond (`bench/catalogs.py`);
+2. in this process: `routing.selectors.load_snapshot` and the index build are timed, then
+   repeated under tracemalloc to split the memory between the snapshot and the index;
+3. gunicorn with two sync workers and production settings serves it; after warm-up, one client
+   sends requests back to back (auto, then hybrid; unique queries, so every semantic request
+   embeds its query fresh), and each worker's memory is read: RSS as `ps` shows it, USS
+   (private) and PSS (private + its share of pages shared with the other worker).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from bench import catalogs  # noqa: E402
+from bench.calibrate_auto import Embedder  # noqa: E402
+from bench.common import Latency, Table, print_tables, save_results  # noqa: E402
+from bench.server import Gunicorn, api_key, load_catalog, post, warm  # noqa: E402
+from bench.throwaway import throwaway_services  # noqa: E402
+
+HTTP_REQUESTS = 100
+MODEL_PROBE = """
+import os, sys
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+def rss():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
+base = rss()
+import torch
+after_torch = rss()
+from toolcatalog.embeddings import LocalProvider
+p = LocalProvider(); p.model; p._encode(["warm up the model once"])
+print(base, after_torch, rss())
+"""
+
+
+def truncate_catalog() -> None:
+    from django.db import connection
+
+    from toolcatalog.models import Category, HypotheticalQuery, Tool
+
+    tables = [Tool.related_tools.through._meta.db_table, HypotheticalQuery._meta.db_table, Tool._meta.db_table,
+              Category._meta.db_table]
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+
+
+def snapshot_timings(model_id: str) -> dict:
+    """Load + build as a web worker does on its first request, then the same under tracemalloc."""
+    from routing import selectors
+    from routing.engine.index import RoutingIndex
+
+    started = time.perf_counter()
+    snapshot = selectors.load_snapshot(model_id)
+    load_s = time.perf_counter() - started
+    started = time.perf_counter()
+    index = RoutingIndex(snapshot)
+    build_s = time.perf_counter() - started
+    del snapshot, index
+    gc.collect()
+    tracemalloc.start()
+    snapshot = selectors.load_snapshot(model_id)
+    gc.collect()
+    snapshot_mb = tracemalloc.get_traced_memory()[0] / 2**20
+    tracemalloc.reset_peak()
+    index = RoutingIndex(snapshot)
+    del snapshot
+    gc.collect()
+    index_mb, peak = tracemalloc.get_traced_memory()
+    top = tracemalloc.take_snapshot().statistics("filename")[:4]
+    tracemalloc.stop()
+    matrix_mb = index.vectors.tool_matrix.nbytes / 2**20 if hasattr(index.vectors, "tool_matrix") else float("nan")
+    del index
+    gc.collect()
+    return {"load_s": load_s, "build_s": build_s, "snapshot_mb": snapshot_mb, "index_mb": index_mb / 2**20,
+            "peak_mb": peak / 2**20, "matrix_mb": matrix_mb,
+            "top": [f"{Path(s.traceback[0].filename).name}: {s.size / 2**20:.0f} MB" for s in top]}
+
+
+def http_latencies(server: Gunicorn, key: str, queries: list[str]) -> dict[str, Latency]:
+    out = {"auto": Latency(), "auto fast path": Latency(), "auto semantic path": Latency(), "hybrid": Latency()}
+    errors = 0
+    for i, q in enumerate(queries):
+        answer = post(server.url("/api/v1/route"), key, {"query": q, "strategy": "auto"})
+        errors += answer.status != 200
+        if answer.status == 200:
+            out["auto"].samples.append(answer.ms)
+            path = "auto fast path" if answer.body["strategy"]["used"] == "bm25" else "auto semantic path"
+            out[path].samples.append(answer.ms)
+    for q in queries:
+        # a new wording, so the server's query-embedding cache does not answer for it
+        answer = post(server.url("/api/v1/route"), key, {"query": f"please: {q}", "strategy": "hybrid"})
+        errors += answer.status != 200
+        if answer.status == 200:
+            out["hybrid"].samples.append(answer.ms)
+    if errors:
+        raise RuntimeError(f"{errors} HTTP requests failed")
+    return out
+
+
+def model_memory() -> tuple[float, float, float]:
+    """(interpreter, + torch, + MiniLM loaded and run once) RSS in MB, in a fresh process."""
+    from bench.common import ROOT
+
+    out = subprocess.run([sys.executable, "-c", MODEL_PROBE], cwd=ROOT, capture_output=True, text=True, check=True)
+    base, torch_mb, model_mb = (float(x) for x in out.stdout.split()[-3:])
+    return base, torch_mb, model_mb
+
+
+def measure(n: int, emb: Embedder, tiny: bool) -> dict:
+    from toolcatalog.embeddings import get_provider
+
+    model_id = get_provider().model_id
+    truncate_catalog()
+    document = catalogs.generate(n)
+    vectors = catalogs.vectors_for(document, emb)
+    insert_s = load_catalog(document, vectors, model_id)
+    del vectors
+    gc.collect()
+    print(f"{n} tools inserted in {insert_s:.1f} s", flush=True)
+    timings = snapshot_timings(model_id)
+    queries = catalogs.speed_queries(HTTP_REQUESTS + 40)
+    key = api_key()
+    with Gunicorn(workers=2, log_name=f"serving-{n}") as server:
+        warm_s = warm(server, key, queries[HTTP_REQUESTS:])
+        latencies = http_latencies(server, key, queries[: 10 if tiny else HTTP_REQUESTS])
+        memory = server.memory()
+    return {"n": n, "insert_s": insert_s, "warm_s": warm_s, **timings, "http": latencies, "memory": memory}
+
+
+def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table]:
+    http = Table("Speed over HTTP: one client, back to back (gunicorn, 2 sync workers, production settings)",
+                 ["tools", "request", "requests", "p50 ms", "p95 ms", "queries/s"])
+    memory = Table("Web process memory with the catalog loaded (after warm-up: index built, model loaded)",
+                   ["tools", "worker RSS MB (each)", "worker USS MB (each)", "worker PSS MB (each)",
+                    "target <= 600 MB (RSS)"])
+    load = Table("Snapshot load from PostgreSQL and index build (in one process, as a worker's first request)",
+                 ["tools", "rows inserted in s", "load_snapshot s", "index build s", "worker warm-up s",
+                  "snapshot objects MB", "index MB (float32 matrix MB)", "peak while building MB"])
+    for r in results:
+        for name, lat in r["http"].items():
+            http.add(r["n"], name, len(lat.samples), lat.p50 if lat.samples else None,
+                     lat.p95 if lat.samples else None, lat.qps if lat.samples else None)
+        rss = [m["rss"] for m in r["memory"]]
+        memory.add(r["n"], " / ".join(f"{m['rss']:.0f}" for m in r["memory"]),
+                   " / ".join(f"{m['uss']:.0f}" for m in r["memory"]),
+                   " / ".join(f"{m['pss']:.0f}" for m in r["memory"]),
+                   "met" if rss and max(rss) <= 600 else "missed")
+        load.add(r["n"], r["insert_s"], r["load_s"], r["build_s"], r["warm_s"], r["snapshot_mb"],
+                 f"{r['index_mb']:.0f} ({r['matrix_mb']:.0f})", r["peak_mb"])
+    base, torch_mb, model_mb = model
+    memory.notes += [
+        f"Fixed cost of the query embedder, in a bare process: interpreter {base:.0f} MB, + torch "
+        f"{torch_mb - base:.0f} MB, + MiniLM loaded and run {model_mb - torch_mb:.0f} MB (RSS).",
+        "RSS counts shared library pages (torch, numpy) in full in each worker; PSS splits them between the two "
+        "workers; USS is what a worker alone holds.",
+    ]
+    load.notes.append("Snapshot and index sizes are Python allocations traced by tracemalloc (numpy buffers "
+                      "included); tracemalloc's top files for the index: "
+                      + "; ".join(f"{r['n']}: " + ", ".join(r["top"]) for r in results))
+    return [http, memory, load]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--tiny", action="store_true", help="CI mode: 100 tools, a few requests")
+    args = parser.parse_args()
+    sizes = [100] if args.tiny else [int(s) for s in args.sizes.split(",")]
+    emb = Embedder()
+    results = []
+    # The tiny (CI) run has its own database, so a test run never collides with a `make bench`.
+    database, redis_db = ("toolrouter_bench_serving_tiny", "9") if args.tiny else ("toolrouter_bench_serving", "12")
+    with throwaway_services(database, redis_db=redis_db):
+        for n in sizes:
+            results.append(measure(n, emb, args.tiny))
+            gc.collect()
+    model = model_memory()
+    out = tables(results, model)
+    print_tables(out)
+    per_size = {r["n"]: {k: r[k] for k in ("snapshot_mb", "index_mb", "matrix_mb", "peak_mb", "load_s", "build_s")}
+                | {"rss": [m["rss"] for m in r["memory"]], "uss": [m["uss"] for m in r["memory"]]} for r in results}
+    save_results("serving-tiny" if args.tiny else "serving", out,
+                 {"sizes": sizes, "model_probe_mb": model, "per_size": per_size})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The benchmark scripts in their tiny mode (100 tools, a few queries): they run and their tables are
+well-formed. Nothing here looks at a timing: CI machines are too noisy for that."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("bench-results")
+
+
+def bench_env(results_dir: Path) -> dict[str, str]:
+    """Our environment less pytest's markers: with PYTEST_VERSION set, the settings would put the
+    script on the tests' Redis database instead of its own throw-away one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return {**env, "TOOLROUTER_BENCH_RESULTS": str(results_dir)}
+
+
+def run_script(name: str, results_dir: Path, *args: str) -> dict:
+    env = bench_env(results_dir)
+    done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"bench/{name}.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return json.loads((results_dir / f"{name}-tiny.json").read_text())
+
+
+def assert_well_formed(result: dict, expected_tables: int) -> None:
+    tables = result["tables"]
+    assert len(tables) == expected_tables
+    for table in tables:
+        assert table["title"] and table["columns"], table
+        assert table["rows"], f"{table['title']}: no rows"
+        for row in table["rows"]:
+            assert len(row) == len(table["columns"]), (table["title"], row)
+
+
+def assert_markdown_tables(text: str) -> None:
+    """Every markdown table has the same number of cells on each of its lines."""
+    block: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            block.append(line)
+            continue
+        if block:
+            widths = {len(row.replace("\\|", "").split("|")) for row in block}
+            assert len(widths) == 1, block
+            assert set(block[1].strip("|")) <= {"-", "|"}, block[1]
+            block = []
+
+
+def test_quality_tables(results_dir):
+    result = run_script("quality", results_dir)
+    assert_well_formed(result, 2)
+    methods = [row[0] for row in result["tables"][0]["rows"]]
+    assert "engine `auto`" in methods and any("rank-bm25" in m for m in methods)
+
+
+def test_speed_tables(results_dir):
+    result = run_script("speed", results_dir)
+    assert_well_formed(result, 3)
+
+
+def test_serving_tables(results_dir):
+    result = run_script("serving", results_dir)
+    assert_well_formed(result, 3)
+
+
+def test_load_tables(results_dir):
+    result = run_script("load", results_dir)
+    assert_well_formed(result, 2)
+
+
+def test_report_renders_every_table(results_dir, tmp_path):
+    output = tmp_path / "BENCHMARKS.md"
+    env = bench_env(results_dir)
+    done = subprocess.run([sys.executable, "bench/report.py", "--render-only", "--tiny", "--output", str(output)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = output.read_text()
+    assert text.startswith("# Benchmarks")
+    assert "### Targets" in text
+    assert_markdown_tables(text)
