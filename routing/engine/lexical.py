@@ -31,9 +31,14 @@ log = logging.getLogger(__name__)
 # params in {0..0.5}): k1=0.9, b=0.4, name 0.5 / description 1 / parameter
 # names 0.5 / parameter descriptions 0.5 gave hybrid recall@5 0.937 vs 0.929
 # for the unweighted single-field index. The last three fields are absent from
-# bfcl-dev and so untuned: hypothetical queries are weighted like descriptions
-# because they are written as requests; usage hints and category text are
-# weak evidence.
+# bfcl-dev; they were set on the demo catalog with each hypothetical query left
+# out of its own tool (bench/quality.py, 422 queries, hybrid r@1 / r@5):
+# queries weight 1.0: 0.386 / 0.844, 0.5: 0.448 / 0.870, 0.25: 0.488 / 0.882,
+# 0.1: 0.498 / 0.896, 0.0: 0.528 / 0.896. Other tools' short chatty examples
+# match stray words ("tip", "88") far more often than a tool's own examples
+# help, so they count little here; their main use is the folded vector
+# (vectors.FOLD_TOOL_WEIGHT). Usage hints and category text: 0.3 each (dropping
+# either lowered recall@5).
 K1 = 0.9
 B = 0.4
 FIELD_WEIGHTS: dict[str, float] = {
@@ -41,7 +46,7 @@ FIELD_WEIGHTS: dict[str, float] = {
     "description": 1.0,
     "param_names": 0.5,
     "param_text": 0.5,
-    "queries": 1.0,
+    "queries": 0.1,
     "usage": 0.3,
     "category": 0.3,
 }
@@ -86,7 +91,7 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
 
 def tool_fields(tool: ToolEntry, category_path: Sequence[CategoryEntry] = ()) -> dict[str, str]:
     """The text of each BM25 field of one tool (`category_path`: root-to-leaf categories)."""
-    properties = (tool.parameters or {}).get("properties") or {}
+    properties = tool.schema().get("properties") or {}
     if not isinstance(properties, dict):
         properties = {}
     param_text: list[str] = []

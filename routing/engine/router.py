@@ -80,7 +80,7 @@ class _Context:
         else:
             try:
                 self.query_vector = normalise(self.embed_query(self.request.query))
-                self._semantic = self.index.vectors.score(self.query_vector)
+                self._semantic = self.index.vectors.score(self.query_vector, with_closest_query=self.request.explain)
             except Exception as exc:  # noqa: BLE001 - any embedder failure degrades to BM25
                 self.embed_error = f"query embedding failed: {type(exc).__name__}: {exc}"[:300]
                 log.warning("routing falls back to BM25: %s", self.embed_error)
