@@ -25,6 +25,8 @@ from .texts import split_identifier
 from .types import CategoryEntry, ToolEntry
 
 log = logging.getLogger(__name__)
+# bm25s logs a line at every index build; a web process rebuilds on every catalog change.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 # BM25 constants and field weights, tuned on bfcl-dev by bench/calibrate_auto.py
 # (grid k1 in {0.9,1.2,1.5,2.0} x b in {0.4,0.5,0.75}, name in {0.5..2},
