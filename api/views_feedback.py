@@ -9,6 +9,8 @@ from rest_framework.views import APIView
 
 from routing import usage
 
+from .errors import ApiError
+
 
 class FeedbackSerializer(serializers.Serializer):
     request_id = serializers.CharField(max_length=64)
@@ -39,7 +41,11 @@ class FeedbackView(APIView):
         serializer = FeedbackSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        feedback = usage.record_feedback(data["request_id"], data["used_tools"], data["success"], request.auth.pk)
+        try:
+            feedback = usage.record_feedback(data["request_id"], data["used_tools"], data["success"], request.auth.pk)
+        except usage.UnknownRequest as exc:
+            raise ApiError(404, "unknown_request", "No request with this request_id was made with this API key.",
+                           {"request_id": data["request_id"]}) from exc
         return Response({
             "recorded": True,
             "offered_and_used": feedback.offered_and_used,

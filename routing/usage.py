@@ -24,7 +24,6 @@ from django.db import DatabaseError, DataError, IntegrityError, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from api.errors import ApiError
 from api.models import ApiKey
 from routing.engine.formats import NameMap
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
@@ -355,13 +354,16 @@ def usage_health() -> dict:
 
 # --- feedback ----------------------------------------------------------------------------------
 
+class UnknownRequest(Exception):
+    """No request with this id was made with this API key."""
+
+
 def record_feedback(request_id: str, used_tools: list[str], success: bool | None, api_key_id: int | None) -> Feedback:
     """Compare what the agent called with what the request offered; a second report replaces the first."""
     logged = _find_request(request_id)
     if logged is None or logged["api_key_id"] != api_key_id:
         # A key must not learn whether another key's request exists: same answer for both.
-        raise ApiError(404, "unknown_request", "No request with this request_id was made with this API key.",
-                       {"request_id": request_id})
+        raise UnknownRequest(request_id)
     offered = [r["name"] for r in sorted(logged["results"], key=lambda r: r.get("rank") or 0)]
     used = _catalog_names(list(dict.fromkeys(used_tools)), set(offered))
     feedback, _ = Feedback.objects.update_or_create(
