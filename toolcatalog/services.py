@@ -17,7 +17,7 @@ from django.utils import timezone
 from routing.engine.texts import category_embedding_text, text_hash, tool_embedding_text
 
 from . import validation
-from .embeddings import EmbeddingProviderError, get_provider
+from .embeddings import get_provider
 from .models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, QuerySource, Tool, empty_parameters
 
 logger = logging.getLogger(__name__)

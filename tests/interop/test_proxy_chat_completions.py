@@ -1,6 +1,5 @@
 """POST /v1/chat/completions: a client that only changes its base_url gets filtered tools upstream
 and the upstream's answer back unchanged, streamed as it arrives."""
-import json
 
 import httpx2 as httpx
 from openai import OpenAI
