@@ -120,7 +120,7 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
     if caller.bound_toolset_id is not None:
         # Curated prose may name any tool ("then use geocode_address"); a key bound to a
         # toolset must not learn of tools outside it, even from a hint.
-        hidden = frozenset(index.names) - (request.allowed_tools or frozenset())
+        hidden = _hidden_tool_names(index, request.allowed_tools or frozenset())
         answer = redact_tool_names(answer, hidden)
         descriptions = redact_tool_names(descriptions, hidden)
     session_id = data.get("session_id")
@@ -133,6 +133,21 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
     if log:
         _log(answer, result, request, data, caller, endpoint)
     return Routed(result, answer, descriptions)
+
+
+_hidden_by_version: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
+
+
+def _hidden_tool_names(index: RoutingIndex, allowed: frozenset[str]) -> frozenset[str]:
+    """The index's tools a restricted caller may not see, kept per catalog version so a
+    100,000-tool catalog is not turned into a set on every request of a bound key (and
+    without holding on to an old index)."""
+    key = (index.version, allowed)
+    if key not in _hidden_by_version:
+        if any(version != index.version for version, _ in _hidden_by_version):
+            _hidden_by_version.clear()
+        _hidden_by_version[key] = frozenset(index.names) - allowed
+    return _hidden_by_version[key]
 
 
 _NAME_LIKE = re.compile(r"[A-Za-z0-9_.\-]+")
