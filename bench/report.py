@@ -22,15 +22,17 @@ from bench.common import ROOT, Table, load_results, machine_description  # noqa:
 
 FAST_SIZES = "100,1000,10000"
 FULL_SIZES = "100,1000,10000,100000"
+STEP_NAMES = ("quality", "recall_ceiling", "speed", "serving", "load")
 
 
 def steps(full: bool, tiny: bool) -> list[tuple[str, list[str]]]:
     py = sys.executable
     if tiny:
-        return [(name, [py, f"bench/{name}.py", "--tiny"]) for name in ("quality", "speed", "serving", "load")]
+        return [(name, [py, f"bench/{name}.py", "--tiny"]) for name in STEP_NAMES]
     sizes = FULL_SIZES if full else FAST_SIZES
     return [
         ("quality", [py, "bench/quality.py"]),
+        ("recall_ceiling", [py, "bench/recall_ceiling.py"]),
         ("speed", [py, "bench/speed.py", "--sizes", sizes, *(["--seeds-at-10k"] if full else [])]),
         ("serving", [py, "bench/serving.py", "--sizes", sizes]),
         ("load", [py, "bench/load.py", "--seconds", "60", "--profile"]),
@@ -110,7 +112,7 @@ def _verdict(value, at_least: float) -> str:
 
 def render(commands: list[str], full: bool, output: Path, tiny: bool = False) -> str:
     suffix = "-tiny" if tiny else ""
-    results = {name: load_results(name + suffix) for name in ("quality", "speed", "serving", "load")}
+    results = {name: load_results(name + suffix) for name in STEP_NAMES}
     results = {k: v for k, v in results.items() if v}
     if not commands:  # --render-only: the commands each result file recorded
         commands = [f"{r['command']}   (finished {r['finished_at']})" for r in results.values()]
@@ -131,7 +133,8 @@ def render(commands: list[str], full: bool, output: Path, tiny: bool = False) ->
         targets(results).markdown(),
         "",
     ]
-    sections = [("quality", "## Quality"), ("speed", "## Speed in the engine"),
+    sections = [("quality", "## Quality"), ("recall_ceiling", "## Recall ceiling with the default model"),
+                ("speed", "## Speed in the engine"),
                 ("serving", "## Served: HTTP latency, memory, snapshot load"), ("load", "## Load")]
     for name, heading in sections:
         if name not in results:

@@ -64,6 +64,15 @@ def test_quality_tables(results_dir):
     assert "engine `auto`" in methods and any("rank-bm25" in m for m in methods)
 
 
+def test_recall_ceiling_tables(results_dir):
+    result = run_script("recall_ceiling", results_dir)
+    assert_well_formed(result, 2)
+    variants = {row[0]: row for row in result["tables"][0]["rows"]}
+    reference = variants["hybrid = what auto ranks by (reference)"]
+    assert reference[3:] == [0.0, 0.0]  # the Δ columns are measured against this row
+    assert 0.0 <= reference[1] <= reference[2] <= 1.0  # recall@1 never above recall@5
+
+
 def test_speed_tables(results_dir):
     result = run_script("speed", results_dir)
     assert_well_formed(result, 3)
