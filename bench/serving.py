@@ -10,12 +10,16 @@ For each size, on a throw-away database (`toolrouter_bench_serving`, Redis db 12
 3. gunicorn with two sync workers and production settings serves it; after warm-up, one client
    sends requests back to back (auto, then hybrid; unique queries, so every semantic request
    embeds its query fresh), and each worker's memory is read: RSS as `ps` shows it, USS
-   (private) and PSS (private + its share of pages shared with the other worker).
+   (private) and PSS (private + its share of pages shared with the other worker);
+4. the queries that took the auto fast path are sent again (at least 200 requests) and routed
+   in this process on an index of the same snapshot: HTTP p50 minus engine p50 is what serving
+   adds (issue #3: at most 3 ms). `--profile` runs py-spy on each worker during that phase.
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import signal
 import subprocess
 import sys
 import time
@@ -26,11 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench import catalogs  # noqa: E402
 from bench.calibrate_auto import Embedder  # noqa: E402
-from bench.common import Latency, Table, print_tables, save_results  # noqa: E402
+from bench.common import RESULTS_DIR, Latency, Table, print_tables, save_results  # noqa: E402
 from bench.server import Gunicorn, api_key, load_catalog, post, warm  # noqa: E402
 from bench.throwaway import throwaway_services  # noqa: E402
 
 HTTP_REQUESTS = 100
+FAST_PATH_REQUESTS = 200
+OVERHEAD_TARGET_MS = 3.0
 MODEL_PROBE = """
 import os, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -109,6 +115,54 @@ def http_latencies(server: Gunicorn, key: str, queries: list[str]) -> dict[str, 
     return out
 
 
+def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[str], emb: Embedder,
+                       profile_name: str | None) -> dict:
+    """The same fast-path queries over HTTP and straight into the engine, on the same snapshot."""
+    from routing import selectors
+    from routing.engine.index import RoutingIndex
+    from routing.engine.router import route
+    from routing.engine.types import RouteRequest
+
+    index = RoutingIndex(selectors.load_snapshot(model_id))
+    embed = lambda text: emb.encode([text])[0]  # noqa: E731 - only the gate's semantic answers call it
+
+    def fast_path(q: str) -> bool:
+        strategy = route(index, RouteRequest(query=q, strategy="auto"), embed_query=embed).strategy
+        return strategy.used == "bm25" and not strategy.fallback
+
+    fast = [q for q in queries if fast_path(q)]
+    if not fast:
+        return {}
+    sent = [fast[i % len(fast)] for i in range(max(FAST_PATH_REQUESTS, len(fast)))]
+    engine = Latency()
+    for q in sent:
+        started = time.perf_counter()
+        route(index, RouteRequest(query=q, strategy="auto"), embed_query=embed)
+        engine.samples.append((time.perf_counter() - started) * 1000)
+    profilers = [start_profiler(pid, f"{profile_name}-{pid}") for pid in server.worker_pids()] if profile_name else []
+    http = Latency()
+    for q in sent:
+        answer = post(server.url("/api/v1/route"), key, {"query": q, "strategy": "auto"})
+        if answer.status != 200 or answer.body["strategy"]["used"] != "bm25" or answer.body["strategy"]["fallback"]:
+            raise RuntimeError(f"fast-path query {q!r} answered {answer.status} {answer.body}")
+        http.samples.append(answer.ms)
+    for process, path in profilers:
+        process.send_signal(signal.SIGINT)  # py-spy writes what it sampled so far
+        process.wait(timeout=60)
+        print(f"py-spy of a worker: {path}", flush=True)
+    return {"http": http, "engine": engine}
+
+
+def start_profiler(pid: int, name: str) -> tuple[subprocess.Popen, Path]:
+    """py-spy on one web worker until interrupted: raw collapsed stacks, dense enough for a 1 ms request."""
+    out = RESULTS_DIR / f"{name}.txt"
+    process = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(pid),
+                                "--rate", "500", "--format", "raw", "--output", str(out), "--nonblocking"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)  # attached before the first request
+    return process, out
+
+
 def model_memory() -> tuple[float, float, float]:
     """(interpreter, + torch, + MiniLM loaded and run once) RSS in MB, in a fresh process."""
     from bench.common import ROOT
@@ -118,7 +172,7 @@ def model_memory() -> tuple[float, float, float]:
     return base, torch_mb, model_mb
 
 
-def measure(n: int, emb: Embedder, tiny: bool) -> dict:
+def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
     from toolcatalog.embeddings import get_provider
 
     model_id = get_provider().model_id
@@ -136,12 +190,16 @@ def measure(n: int, emb: Embedder, tiny: bool) -> dict:
         warm_s = warm(server, key, queries[HTTP_REQUESTS:])
         latencies = http_latencies(server, key, queries[: 10 if tiny else HTTP_REQUESTS])
         memory = server.memory()
-    return {"n": n, "insert_s": insert_s, "warm_s": warm_s, **timings, "http": latencies, "memory": memory}
+        overhead = fast_path_overhead(server, key, model_id, queries[: 10 if tiny else HTTP_REQUESTS], emb,
+                                      f"profile-serving-{n}" if profile else None)
+    return {"n": n, "insert_s": insert_s, "warm_s": warm_s, **timings, "http": latencies, "memory": memory,
+            "overhead": overhead}
 
 
 def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table]:
     http = Table("Speed over HTTP: one client, back to back (gunicorn, 2 sync workers, production settings)",
-                 ["tools", "request", "requests", "p50 ms", "p95 ms", "queries/s"])
+                 ["tools", "request", "requests", "p50 ms", "p95 ms", "queries/s", "engine p50 ms",
+                  "added by serving p50 ms"])
     memory = Table("Web process memory with the catalog loaded (after warm-up: index built, model loaded)",
                    ["tools", "worker RSS MB (each)", "worker USS MB (each)", "worker PSS MB (each)",
                     "target <= 600 MB (RSS)"])
@@ -151,7 +209,13 @@ def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table
     for r in results:
         for name, lat in r["http"].items():
             http.add(r["n"], name, len(lat.samples), lat.p50 if lat.samples else None,
-                     lat.p95 if lat.samples else None, lat.qps if lat.samples else None)
+                     lat.p95 if lat.samples else None, lat.qps if lat.samples else None, None, None)
+        if r["overhead"]:
+            lat, engine = r["overhead"]["http"], r["overhead"]["engine"]
+            added = lat.p50 - engine.p50
+            http.add(r["n"], "auto fast path, again", len(lat.samples), lat.p50, lat.p95, lat.qps, engine.p50, added)
+            http.notes.append(f"{r['n']:,} tools: serving adds {added:.2f} ms to the engine's p50 on the fast path "
+                              f"(target <= {OVERHEAD_TARGET_MS:g} ms: {'met' if added <= OVERHEAD_TARGET_MS else 'missed'}).")
         rss = [m["rss"] for m in r["memory"]]
         memory.add(r["n"], " / ".join(f"{m['rss']:.0f}" for m in r["memory"]),
                    " / ".join(f"{m['uss']:.0f}" for m in r["memory"]),
@@ -159,6 +223,10 @@ def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table
                    "met" if rss and max(rss) <= 600 else "missed")
         load.add(r["n"], r["insert_s"], r["load_s"], r["build_s"], r["warm_s"], r["snapshot_mb"],
                  f"{r['index_mb']:.0f} ({r['matrix_mb']:.0f})", r["peak_mb"])
+    http.notes.append("'auto fast path, again': the requests that took the fast path, sent again (at least "
+                      f"{FAST_PATH_REQUESTS}); 'engine p50' is `route()` for the same requests in the benchmark "
+                      "process, on an index of the same snapshot. The client opens a new connection per request "
+                      "(urllib), as the figures above.")
     base, torch_mb, model_mb = model
     memory.notes += [
         f"Fixed cost of the query embedder, in a bare process: interpreter {base:.0f} MB, + torch "
@@ -176,6 +244,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--tiny", action="store_true", help="CI mode: 100 tools, a few requests")
+    parser.add_argument("--profile", action="store_true",
+                        help="py-spy each web worker during the fast-path phase (raw stacks in the results folder)")
     args = parser.parse_args()
     sizes = [100] if args.tiny else [int(s) for s in args.sizes.split(",")]
     emb = Embedder()
@@ -184,7 +254,7 @@ def main() -> None:
     database, redis_db = ("toolrouter_bench_serving_tiny", "9") if args.tiny else ("toolrouter_bench_serving", "12")
     with throwaway_services(database, redis_db=redis_db):
         for n in sizes:
-            results.append(measure(n, emb, args.tiny))
+            results.append(measure(n, emb, args.tiny, args.profile))
             gc.collect()
     model = model_memory()
     out = tables(results, model)
