@@ -4,6 +4,7 @@ from __future__ import annotations
 from rest_framework import authentication, exceptions, permissions
 
 from .models import ApiKey
+from .selectors import key_by_hash
 from .services import hash_key, touch_last_used
 
 
@@ -31,7 +32,7 @@ class BearerKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, raw_key = header.partition(" ")
         if scheme != self.keyword or not raw_key.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
-        api_key = ApiKey.objects.select_related("toolset").filter(key_hash=hash_key(raw_key.strip())).first()
+        api_key = key_by_hash(hash_key(raw_key.strip()))
         if api_key is None or api_key.revoked:
             raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
         touch_last_used(api_key)

@@ -1,0 +1,24 @@
+"""Reads for API clients: keys."""
+from __future__ import annotations
+
+from django.db import connection
+
+from .models import ApiKey
+
+_KEY_FIELDS = ApiKey._meta.concrete_fields
+_KEY_BY_HASH = (f"SELECT {', '.join(f.column for f in _KEY_FIELDS)} "
+                f"FROM {ApiKey._meta.db_table} WHERE key_hash = %s")
+
+
+def key_by_hash(key_hash: str) -> ApiKey | None:
+    """The stored key with this hash, as it is now (revoked or not).
+
+    Every API request reads its key afresh, so a revocation or any other change, however it
+    was made, counts from the next request in every process. The SQL is written once here
+    because the ORM spent ~0.7 ms building the same query on every request (the read itself
+    takes ~0.05 ms).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_KEY_BY_HASH, [key_hash])
+        row = cursor.fetchone()
+    return None if row is None else ApiKey.from_db(connection.alias, [f.attname for f in _KEY_FIELDS], row)
