@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone as dt_timezone
 
 import redis
@@ -100,7 +100,7 @@ def stored_query(query: str | None) -> tuple[str | None, str]:
 
 
 def _serialise(record: RequestRecord) -> str:
-    data = asdict(record)
+    data = dict(vars(record))  # a shallow copy: asdict's deep copy of the results cost more than the JSON
     data["query"], data["query_hash"] = stored_query(record.query)
     data["created_at"] = (record.created_at or timezone.now()).isoformat()
     return json.dumps(data, separators=(",", ":"), default=str)
