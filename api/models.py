@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
+from toolrouter.redis_client import API_KEYS_STAMP, changing
+
 
 class Scope(models.TextChoices):
     ROUTE = "route", "route (route, tool-search, filter, feedback)"
@@ -11,6 +13,22 @@ class Scope(models.TextChoices):
 
 def default_scopes() -> list[str]:
     return [Scope.ROUTE]
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    """Web processes keep copies of keys (api/auth.py): every write here replaces their stamp."""
+
+    def update(self, **kwargs) -> int:
+        with changing(API_KEYS_STAMP):
+            return super().update(**kwargs)
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        with changing(API_KEYS_STAMP):
+            return super().delete()
+
+    def touch(self, when) -> int:
+        """Record a use. The only write that keeps copies valid: no request is judged by last_used_at."""
+        return super().update(last_used_at=when)
 
 
 class ApiKey(models.Model):
@@ -37,6 +55,8 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    objects = ApiKeyQuerySet.as_manager()
+
     class Meta:
         ordering = ["name"]
         verbose_name = "API key"
@@ -46,3 +66,11 @@ class ApiKey(models.Model):
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
+
+    def save(self, *args, **kwargs) -> None:
+        with changing(API_KEYS_STAMP):
+            super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs) -> tuple[int, dict[str, int]]:
+        with changing(API_KEYS_STAMP):
+            return super().delete(*args, **kwargs)

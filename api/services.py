@@ -26,10 +26,11 @@ def create_api_key(name: str, scopes: list[str] | None = None, toolset=None) -> 
 
 
 def touch_last_used(api_key: ApiKey, min_interval_seconds: int = 60) -> None:
-    """Keep last-used time without a write on every request."""
+    """Keep last-used time without a write on every request (at most one a minute per web process:
+    `api_key` may be this process's copy, which does not see other processes' writes)."""
     now = timezone.now()
     if api_key.last_used_at is None or (now - api_key.last_used_at).total_seconds() > min_interval_seconds:
-        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        ApiKey.objects.filter(pk=api_key.pk).touch(now)
         api_key.last_used_at = now
 
 

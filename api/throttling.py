@@ -81,6 +81,54 @@ def seconds_to_wait(rate: int, current: int, previous: int, elapsed: float) -> f
     return WINDOW_SECONDS * fraction_needed - elapsed
 
 
+@dataclass(frozen=True)
+class RateAnswer:
+    allowed: bool
+    wait_seconds: float | None = None  # when refused: until one more request fits
+
+
+@dataclass(frozen=True)
+class RateCheck:
+    """One request's question to Redis: may this key make one more request in the sliding minute?
+
+    Queued on a pipeline, so authentication can ask it in the same round trip as its own
+    question (api/auth.py)."""
+
+    key_id: str
+    rate: int
+    window: int
+    elapsed: float
+
+    @classmethod
+    def now(cls, api_key: ApiKey) -> RateCheck:
+        window, elapsed = divmod(time.time(), WINDOW_SECONDS)
+        # Counted by (part of) the key's hash, not its row id: ids come back after a database is rebuilt.
+        return cls(api_key.key_hash[:24], rate_for(api_key), int(window), elapsed)
+
+    def queue(self, pipe: redis.client.Pipeline) -> None:
+        """Adds one command to `pipe`; pass its reply to `answer`."""
+        keys = [f"{KEY_PREFIX}:{self.key_id}:{self.window}", f"{KEY_PREFIX}:{self.key_id}:{self.window - 1}"]
+        weight = 1 - self.elapsed / WINDOW_SECONDS
+        # EVAL, not EVALSHA: a pipeline would first ask whether the script is loaded, a second round trip.
+        pipe.eval(SLIDING_WINDOW_SCRIPT, len(keys), *keys, repr(weight), self.rate, WINDOW_SECONDS * 2)
+
+    def answer(self, reply: list) -> RateAnswer:
+        allowed, current, previous = (int(x) for x in reply)
+        if allowed:
+            return RateAnswer(True)
+        return RateAnswer(False, max(1.0, math.ceil(seconds_to_wait(self.rate, current, previous, self.elapsed))))
+
+
+def redis_resting() -> bool:
+    """True for a while after a Redis failure: requests then skip Redis instead of waiting on it."""
+    return time.monotonic() < _state.down_until
+
+
+def note_redis_failure(exc: redis.RedisError) -> None:
+    _state.down_until = time.monotonic() + settings.API_THROTTLE_REDIS_RETRY_SECONDS
+    logger.warning("throttling: Redis unavailable (%s)", exc)
+
+
 class ApiKeyRateThrottle(BaseThrottle):
     """DRF throttle for requests made with an API key; other requests are not counted here."""
 
@@ -91,34 +139,31 @@ class ApiKeyRateThrottle(BaseThrottle):
         api_key = getattr(request, "auth", None)
         if not isinstance(api_key, ApiKey):
             return True  # unauthenticated requests are refused before this runs
-        rate = rate_for(api_key)
-        now = time.time()
-        window, elapsed = divmod(now, WINDOW_SECONDS)
-        if time.monotonic() < _state.down_until:
+        # Usually asked already, in authentication's round trip to Redis.
+        answer = getattr(request.user, "rate_answer", None) or self._ask(api_key)
+        if answer is None:
             return self._without_redis(api_key)
-        try:
-            allowed, current, previous = self._check(api_key.key_hash[:24], int(window), elapsed, rate)
-        except redis.RedisError as exc:
-            _state.down_until = time.monotonic() + settings.API_THROTTLE_REDIS_RETRY_SECONDS
-            logger.warning("throttling: Redis unavailable (%s)", exc)
-            return self._without_redis(api_key)
-        if allowed:
+        if answer.allowed:
             return True
-        self._wait = max(1.0, math.ceil(seconds_to_wait(rate, current, previous, elapsed)))
+        self._wait = answer.wait_seconds
         return False
 
     def wait(self) -> float | None:
         return self._wait
 
     @staticmethod
-    def _check(key_id: str, window: int, elapsed: float, rate: int) -> tuple[bool, int, int]:
-        # Counted by (part of) the key's hash, not its row id: ids come back after a database is rebuilt.
-        client = get_redis()
-        script = client.register_script(SLIDING_WINDOW_SCRIPT)  # EVALSHA, reloaded after a Redis restart
-        keys = [f"{KEY_PREFIX}:{key_id}:{window}", f"{KEY_PREFIX}:{key_id}:{window - 1}"]
-        weight = 1 - elapsed / WINDOW_SECONDS
-        allowed, current, previous = script(keys=keys, args=[repr(weight), rate, WINDOW_SECONDS * 2])
-        return bool(allowed), int(current), int(previous)
+    def _ask(api_key: ApiKey) -> RateAnswer | None:
+        if redis_resting():
+            return None
+        check = RateCheck.now(api_key)
+        pipe = get_redis().pipeline(transaction=False)
+        check.queue(pipe)
+        try:
+            (reply,) = pipe.execute()
+        except redis.RedisError as exc:
+            note_redis_failure(exc)
+            return None
+        return check.answer(reply)
 
     @staticmethod
     def _without_redis(api_key: ApiKey) -> bool:
