@@ -1,10 +1,12 @@
 """The routing index a web process serves, rebuilt when the catalog version moves.
 
-Each request compares the catalog version (one primary-key read) with the index's;
-on a change the process builds a new index beside the old one and swaps one
-reference, so no request sees a half-built index, and every process (gunicorn
-workers, several hosts) notices the change on its next request. When the database
-cannot be read, the last index keeps serving.
+An API request has read the catalog stamp at its start (api/auth.py, toolrouter/redis_client.py):
+while it is the stamp the index was checked under, the index is current and the database is not
+asked. Otherwise (the stamp moved, or there is none: Redis away, or a request that read no stamps)
+the catalog version is read (one primary-key read); on a change the process builds a new index
+beside the old one and swaps one reference, so no request sees a half-built index, and every
+process (gunicorn workers, several hosts) notices the change on its next request. When the
+database cannot be read, the last index keeps serving.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import threading
 from django.db import DatabaseError
 
 from routing.engine.index import RoutingIndex
+from toolrouter.redis_client import CATALOG_STAMP, stamp_seen
 
 from . import selectors
 
@@ -25,9 +28,13 @@ class LiveIndex:
         self._index: RoutingIndex | None = None
         self._version: int | None = None
         self._model_id: str | None = None
+        self._stamp: bytes | None = None  # the catalog stamp seen before the version was last read
         self._lock = threading.Lock()
 
     def current(self, model_id: str) -> RoutingIndex:
+        stamp = stamp_seen(CATALOG_STAMP)  # read before the version below: never newer than it
+        if stamp is not None and stamp == self._stamp and model_id == self._model_id:
+            return self._index
         try:
             version = selectors.catalog_version()
         except DatabaseError:
@@ -36,6 +43,7 @@ class LiveIndex:
                 return self._index
             raise
         if self._index is not None and version == self._version and model_id == self._model_id:
+            self._stamp = stamp
             return self._index
         with self._lock:
             if self._index is None or version != self._version or model_id != self._model_id:
@@ -45,11 +53,12 @@ class LiveIndex:
                 self._model_id = model_id
                 logger.info("routing index v%s built: %d tools in %.1f ms", snapshot.version,
                             len(self._index), self._index.build_seconds * 1000)
+            self._stamp = stamp
             return self._index
 
     def clear(self) -> None:
         with self._lock:
-            self._index = self._version = self._model_id = None
+            self._index = self._version = self._model_id = self._stamp = None
 
 
 live_index = LiveIndex()

@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from routing.engine.texts import category_embedding_text, text_hash, tool_embedding_text
+from toolrouter.redis_client import CATALOG_STAMP, changing
 
 from . import validation
 from .embeddings import get_provider
@@ -42,11 +43,15 @@ def bump_catalog_version() -> None:
     """Tell every web process that its routing index is stale.
 
     The bump is part of the change's own transaction: readers see the new version
-    exactly when they can see the change, never before and never without it.
+    exactly when they can see the change, never before and never without it. Around
+    it, the catalog stamp in Redis is replaced (before, and again once committed), so
+    processes that skip the version read while the stamp holds read it on their next
+    request (routing/live_index.py).
     """
-    updated = CatalogVersion.objects.filter(pk=1).update(version=F("version") + 1, changed_at=timezone.now())
-    if not updated:
-        CatalogVersion.objects.get_or_create(pk=1, defaults={"version": 1})
+    with changing(CATALOG_STAMP):
+        updated = CatalogVersion.objects.filter(pk=1).update(version=F("version") + 1, changed_at=timezone.now())
+        if not updated:
+            CatalogVersion.objects.get_or_create(pk=1, defaults={"version": 1})
 
 
 # --- embedding scheduling ---------------------------------------------------------------------
