@@ -19,10 +19,9 @@ from rest_framework.views import APIView
 
 from routing import filter_gateway, proxy
 
-from .auth import ApiKeyUser
+from .auth import ApiKeyUser, current_key
 from .errors import ApiError
 from .filter_views import IgnoreAccept, filter_options, raw_body, run_filter
-from .models import ApiKey
 from .services import hash_key, touch_last_used
 from .schema import ANY_OBJECT
 
@@ -40,14 +39,14 @@ class ProxyKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate(self, request):
         for header, value in self._candidates(request):
-            api_key = ApiKey.objects.select_related("toolset").filter(key_hash=hash_key(value)).first()
+            api_key, rate_answer = current_key(hash_key(value))
             if api_key is None or api_key.revoked:
                 if header == KEY_HEADER.lower():
                     raise exceptions.AuthenticationFailed(f"The {KEY_HEADER} key is unknown or revoked.")
                 continue  # the client's upstream key, not ours
             touch_last_used(api_key)
             request._request.our_key_header = None if header == KEY_HEADER.lower() else header
-            return ApiKeyUser(api_key), api_key
+            return ApiKeyUser(api_key, rate_answer), api_key
         raise exceptions.AuthenticationFailed(
             f"Send your toolrouter key in {KEY_HEADER}, or as 'Authorization: Bearer <key>' / 'x-api-key'.")
 

@@ -13,10 +13,9 @@ _KEY_BY_HASH = (f"SELECT {', '.join(f.column for f in _KEY_FIELDS)} "
 def key_by_hash(key_hash: str) -> ApiKey | None:
     """The stored key with this hash, as it is now (revoked or not).
 
-    Every API request reads its key afresh, so a revocation or any other change, however it
-    was made, counts from the next request in every process. The SQL is written once here
-    because the ORM spent ~0.7 ms building the same query on every request (the read itself
-    takes ~0.05 ms).
+    Read whenever a process's copy of the key cannot be trusted (api/auth.py). The SQL is
+    written once here because the ORM spent ~0.7 ms building the same query each time (the
+    read itself takes ~0.05 ms).
     """
     with connection.cursor() as cursor:
         cursor.execute(_KEY_BY_HASH, [key_hash])

@@ -3,13 +3,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Q
 
 from .models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 
+_CATALOG_VERSION = f"SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1"
+
 
 def catalog_version() -> int:
-    return CatalogVersion.objects.filter(pk=1).values_list("version", flat=True).first() or 0
+    """Web processes compare it with their routing index's (routing/live_index.py). The SQL
+    is written once here: the ORM spent ~0.25 ms building this one-row query each time
+    (the read itself takes ~0.05 ms)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CATALOG_VERSION)
+        row = cursor.fetchone()
+    return row[0] if row else 0
 
 
 def embedding_counts() -> dict[str, dict[str, int]]:
