@@ -63,6 +63,15 @@ def cell(table: dict, row_match: dict[str, object], column: str):
 
 def targets(results: dict[str, dict]) -> Table:
     table = Table("Targets (this machine, 2 cores; ratios measured in one run)", ["target", "measured", "verdict"])
+    quality = results.get("quality")
+    if quality:
+        bfcl = quality["tables"][0]
+        r5 = cell(bfcl, {"method": "engine `auto`"}, "recall@5")
+        r1 = cell(bfcl, {"method": "engine `auto`"}, "recall@1")
+        table.add("bfcl-dev, default strategy: recall@5 >= 0.95", f"{r5:.3f}" if r5 is not None else "–",
+                  _verdict(r5, 0.95) + " (see Recall ceiling)")
+        table.add("bfcl-dev, default strategy: recall@1 >= 0.80", f"{r1:.3f}" if r1 is not None else "–",
+                  _verdict(r1, 0.80) + " (see Recall ceiling)")
     speed = results.get("speed")
     if speed:
         ratios = speed["tables"][1]
@@ -90,6 +99,11 @@ def targets(results: dict[str, dict]) -> Table:
                   ("met" if rps >= 300 and errors == 0 else "missed") if rps else "–")
     serving = results.get("serving")
     if serving:
+        http = serving["tables"][0]
+        added = [row[-1] for row in http["rows"] if row[1] == "auto fast path, again"]
+        table.add("HTTP adds <= 3 ms p50 to the engine (auto fast path)",
+                  " / ".join(f"{a:.2f} ms" for a in added) + " (per catalog size)" if added else "–",
+                  ("met" if max(added) <= 3 else "missed") if added else "–")
         memory = serving["tables"][1]
         rss = cell(memory, {"tools": 100000}, "worker RSS MB (each)")
         table.add("web process <= 600 MB with 100,000 tools, model included",
