@@ -22,6 +22,7 @@ class EmbeddingProviderError(Exception):
 class EmbeddingProvider(Protocol):
     model_id: str
     dimensions: int
+    computes_in_process: bool  # True: runs on this CPU, cannot hang on a network
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
@@ -45,6 +46,8 @@ class LocalProvider:
     Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch
     and the same query text on several tools then cost no model time.
     """
+
+    computes_in_process = True
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
                  remembered_texts: int = 20_000, torch_threads: int = 0) -> None:
@@ -107,6 +110,8 @@ class LocalProvider:
 
 class OpenAIProvider:
     """OpenAI, Azure OpenAI or any server speaking the embeddings protocol (Ollama, vLLM, TEI...)."""
+
+    computes_in_process = False
 
     def __init__(self, model_name: str, dimensions: int, base_url: str | None, api_key: str | None,
                  timeout: float) -> None:
