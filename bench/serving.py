@@ -174,9 +174,13 @@ def model_memory() -> tuple[float, float, float]:
 
 def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
     from toolcatalog.embeddings import get_provider
+    from toolrouter.redis_client import get_redis
 
     model_id = get_provider().model_id
     truncate_catalog()
+    # Every size sends the same queries: without this, the previous size's cached query
+    # embeddings would answer for the semantic requests, which are meant to embed afresh.
+    get_redis().flushdb()
     document = catalogs.generate(n)
     vectors = catalogs.vectors_for(document, emb)
     insert_s = load_catalog(document, vectors, model_id)
