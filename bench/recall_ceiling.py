@@ -34,14 +34,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
-from bench.calibrate_auto import Embedder, load  # noqa: E402
+from bench.calibrate_auto import MODEL_ID, Embedder, load  # noqa: E402
 from bench.common import BFCL_DIR, Table, print_tables, save_results  # noqa: E402
 from routing.engine import CatalogSnapshot, build_index, scoring  # noqa: E402
 from routing.engine.lexical import tokenize  # noqa: E402
 from routing.engine.texts import split_identifier, tool_embedding_text  # noqa: E402
 from routing.engine.types import ToolEntry  # noqa: E402
 
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 RERANK_DEPTH = 20
 _VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\d+(?:[.,]\d+)*")
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+|\n+")
@@ -85,7 +84,7 @@ def load_bench(emb: Embedder, tiny: bool) -> Bench:
                                category_vectors={}, model=MODEL_ID)
     index = build_index(snapshot)
     order = {name: i for i, name in enumerate(index.names)}
-    tools = [next(t for t in tools if t.name == name) for name in index.names]
+    tools = list(index.tools)  # index order: the order of every score row below
     tool_vectors = index.vectors.tool_matrix.astype(np.float32)
     texts = [q["query"] for q in queries]
     query_vectors = emb.encode(texts)
