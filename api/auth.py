@@ -1,7 +1,7 @@
 """Bearer API keys and their scopes.
 
 Each web process keeps the keys it has seen, each under the API-keys stamp it was read under
-(toolrouter/redis_client.py). A request makes one Redis round trip at its start: the stamps
+(shared/redis_client.py). A request makes one Redis round trip at its start: the stamps
 (API keys, and the catalog's for the routing index later in the request) and the rate check.
 Its key comes from the copy while the stamp is unchanged, else from the database. Every write
 to a key replaces the stamp (api/models.py), so a revocation is refused on the next request in
@@ -12,7 +12,7 @@ from __future__ import annotations
 import redis
 from rest_framework import authentication, exceptions, permissions
 
-from toolrouter.redis_client import API_KEYS_STAMP, CATALOG_STAMP, get_redis, queue_stamp, remember_stamps
+from shared.redis_client import API_KEYS_STAMP, CATALOG_STAMP, get_redis, queue_stamp, remember_stamps
 
 from . import throttling
 from .models import ApiKey

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from toolrouter.redis_client import API_KEYS_STAMP, changing
+from shared.redis_client import API_KEYS_STAMP, changing
 
 
 class Scope(models.TextChoices):

@@ -6,7 +6,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
-from routing.engine.types import FORMATS, MODES, STRATEGIES
+from engine import FORMATS, MODES, STRATEGIES
 
 
 class StrictSerializer(serializers.Serializer):

@@ -22,7 +22,7 @@ import redis
 from django.conf import settings
 from rest_framework.throttling import BaseThrottle
 
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 from .errors import ApiError
 from .models import ApiKey

@@ -34,7 +34,7 @@ def _percentiles(samples_ns: list[int]) -> tuple[float, float]:
 
 def bench_overhead(calls: int = 10_000) -> None:
     from routing import usage
-    from toolrouter.redis_client import get_redis
+    from shared.redis_client import get_redis
 
     def noop(record) -> None:
         return None

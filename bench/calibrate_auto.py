@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from routing.engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route  # noqa: E402
-from routing.engine import scoring  # noqa: E402
-from routing.engine.texts import text_hash, tool_embedding_text  # noqa: E402
+from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route  # noqa: E402
+from engine import scoring  # noqa: E402
+from engine import text_hash, tool_embedding_text  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "bfcl-dev"
 CACHE = ROOT / ".data" / "cache"
@@ -152,7 +152,7 @@ def baselines(tools: list[ToolEntry], queries: list[dict], emb: Embedder) -> dic
 # -- gate calibration -------------------------------------------------------
 def gate_table(index, queries, bm_rank, hy_rank):
     """Per query: gate features, and whether BM25 / hybrid got top-1 and top-5 right."""
-    from routing.engine.lexical import tokenize
+    from engine import tokenize
 
     feats, rows = [], []
     for q, b, h in zip(queries, bm_rank, hy_rank):
@@ -315,7 +315,7 @@ def threshold_check(index, queries, embed) -> None:
 def multi_step_check(index, queries, emb: Embedder, pairs: int = 300) -> None:
     """Synthetic two-step requests ("A, and then b") from pairs of short bfcl-dev queries:
     recall of both tools with and without splitting into steps."""
-    from routing.engine import router
+    from engine import router
 
     rng = np.random.default_rng(0)
     short = [q for q in queries if len(q["query"]) < 200]

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from bench.common import BFCL_DIR, DEMO_CATALOG
-from routing.engine.texts import category_embedding_text, tool_embedding_text
-from routing.engine.types import CatalogSnapshot, CategoryEntry, ToolEntry
+from engine import category_embedding_text, tool_embedding_text
+from engine import CatalogSnapshot, CategoryEntry, ToolEntry
 
 REAL_VECTOR_LIMIT = 10_000
 VARIANTS = ["for teams", "in bulk", "with history", "for admins", "on mobile", "asynchronously",

@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench.common import BFCL_DIR, DEMO_CATALOG, Table, print_tables, save_results
 from bench.calibrate_auto import Embedder, MODEL_ID
-from routing.engine import RouteRequest, build_index, route
-from routing.engine.index import RoutingIndex
-from routing.engine.types import CatalogSnapshot, ToolEntry
+from engine import RouteRequest, build_index, route
+from engine import RoutingIndex
+from engine import CatalogSnapshot, ToolEntry
 from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
 
 ENGINE_STRATEGIES = ("bm25", "vector", "hybrid", "auto", "hierarchical")

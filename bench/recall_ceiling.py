@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench.calibrate_auto import MODEL_ID, Embedder, load  # noqa: E402
 from bench.common import BFCL_DIR, Table, print_tables, save_results  # noqa: E402
-from routing.engine import CatalogSnapshot, build_index, scoring  # noqa: E402
-from routing.engine.lexical import tokenize  # noqa: E402
-from routing.engine.texts import split_identifier, tool_embedding_text  # noqa: E402
-from routing.engine.types import ToolEntry  # noqa: E402
+from engine import CatalogSnapshot, build_index, scoring  # noqa: E402
+from engine import tokenize  # noqa: E402
+from engine import split_identifier, tool_embedding_text  # noqa: E402
+from engine import ToolEntry  # noqa: E402
 
 RERANK_DEPTH = 20
 _VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\d+(?:[.,]\d+)*")

@@ -246,7 +246,7 @@ def memory_analysis(serving: dict) -> str:
             f"What stands in the way: the model alone takes {model_mb:.0f} MB of the 600 MB, leaving "
             f"{600 - model_mb:.0f} MB for Django and a {int(n):,}-tool index whose vectors alone are "
             f"{m['matrix_mb']:.0f} MB in float32. Options, none taken here: float16 vectors (halves the matrix, "
-            "measured ~4x slower product, see routing/engine/vectors.py); a query embedder outside the web process "
+            "measured ~4x slower product, see engine/vectors.py); a query embedder outside the web process "
             "(an embedding server, or an ONNX MiniLM without torch); returning the freed snapshot to the OS "
             "(`malloc_trim` once `live_index` has dropped the snapshot; the index trims while it is still "
             "referenced; not measured); gunicorn `--preload` so both workers share "

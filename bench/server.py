@@ -33,7 +33,7 @@ def load_catalog(document: dict[str, Any], vectors, model_id: str) -> float:
     """Insert `document` with its vectors; returns the seconds it took. Django must be set up."""
     from django.db import connection, transaction
 
-    from routing.engine.texts import category_embedding_text, text_hash
+    from engine import category_embedding_text, text_hash
     from toolcatalog import services
     from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
 

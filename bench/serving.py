@@ -65,7 +65,7 @@ def truncate_catalog() -> None:
 def snapshot_timings(model_id: str) -> dict:
     """Load + build as a web worker does on its first request, then the same under tracemalloc."""
     from routing import selectors
-    from routing.engine.index import RoutingIndex
+    from engine import RoutingIndex
 
     started = time.perf_counter()
     snapshot = selectors.load_snapshot(model_id)
@@ -119,9 +119,9 @@ def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[
                        profile_name: str | None) -> dict:
     """The same fast-path queries over HTTP and straight into the engine, on the same snapshot."""
     from routing import selectors
-    from routing.engine.index import RoutingIndex
-    from routing.engine.router import route
-    from routing.engine.types import RouteRequest
+    from engine import RoutingIndex
+    from engine import route
+    from engine import RouteRequest
 
     index = RoutingIndex(selectors.load_snapshot(model_id))
     embed = lambda text: emb.encode([text])[0]  # noqa: E731 - only the gate's semantic answers call it
@@ -174,7 +174,7 @@ def model_memory() -> tuple[float, float, float]:
 
 def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
     from toolcatalog.embeddings import get_provider
-    from toolrouter.redis_client import get_redis
+    from shared.redis_client import get_redis
 
     model_id = get_provider().model_id
     truncate_catalog()

@@ -31,7 +31,7 @@ from bench import catalogs  # noqa: E402
 from bench.calibrate_auto import Embedder  # noqa: E402
 from bench.common import Latency, Table, embedding_rate, fresh_encoder, print_tables, ratio, rss_mb, save_results  # noqa: E402
 from bench.quality import words  # noqa: E402
-from routing.engine import RouteRequest, build_index, route  # noqa: E402
+from engine import RouteRequest, build_index, route  # noqa: E402
 
 # How many requests each contender gets per size (the seeds' filter costs seconds per request).
 SEED_REQUESTS = {100: 5, 1_000: 2, 10_000: 1, 100_000: 0}

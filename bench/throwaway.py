@@ -63,7 +63,7 @@ def throwaway_services(database: str, redis_db: str) -> Iterator[None]:
             raise SystemExit(f"refusing to run: connected to {connection.settings_dict['NAME']!r}, not {database!r}")
         call_command("migrate", verbosity=0)
         yield
-        from toolrouter.redis_client import get_redis
+        from shared.redis_client import get_redis
 
         get_redis().flushdb()  # the bench's own Redis database
         connections.close_all()

@@ -11,8 +11,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from routing.engine.texts import category_embedding_text, tool_embedding_text
-from routing.engine.types import CatalogSnapshot, CategoryEntry, ToolEntry
+from engine import category_embedding_text, tool_embedding_text
+from engine import CatalogSnapshot, CategoryEntry, ToolEntry
 
 K_VALUES = (1, 3, 5, 10)
 

@@ -28,16 +28,16 @@ import redis
 from django.conf import settings
 from django.db import DatabaseError
 
-from routing.engine.formats import NameMap
-from routing.engine.index import RoutingIndex
-from routing.engine.router import route
-from routing.engine.texts import tool_embedding_text
-from routing.engine.tokens import count_text, definition_json
-from routing.engine.types import CatalogSnapshot, RouteRequest, ToolEntry
+from engine import NameMap
+from engine import RoutingIndex
+from engine import route
+from engine import tool_embedding_text
+from engine import count_text, definition_json
+from engine import CatalogSnapshot, RouteRequest, ToolEntry
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider
 from toolcatalog.models import EmbeddingStatus, HypotheticalQuery, Tool
 from toolcatalog.selectors import catalog_version
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 from .query_embeddings import query_embedder
 
@@ -356,7 +356,7 @@ def _catalog_queries(keys: list[str], model_id: str) -> dict[str, tuple[list[str
     try:
         catalog_names = list(Tool.objects.filter(enabled=True).values_list("name", flat=True))
         names = NameMap(catalog_names)
-        wanted = {names.internal(_display_name(k)): k for k in keys}
+        wanted = {names.get(_display_name(k), _display_name(k)): k for k in keys}
         rows = list(HypotheticalQuery.objects.filter(tool__name__in=list(wanted), approved=True)
                     .order_by("tool__name", "pk")
                     .values_list("tool__name", "text", "embedding", "embedding_status", "embedding_model"))

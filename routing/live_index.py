@@ -1,6 +1,6 @@
 """The routing index a web process serves, rebuilt when the catalog version moves.
 
-An API request has read the catalog stamp at its start (api/auth.py, toolrouter/redis_client.py):
+An API request has read the catalog stamp at its start (api/auth.py, shared/redis_client.py):
 while it is the stamp the index was checked under, the index is current and the database is not
 asked. Otherwise (the stamp moved, or there is none: Redis away, or a request that read no stamps)
 the catalog version is read (one primary-key read); on a change the process builds a new index
@@ -15,8 +15,8 @@ import threading
 
 from django.db import DatabaseError
 
-from routing.engine.index import RoutingIndex
-from toolrouter.redis_client import CATALOG_STAMP, stamp_seen
+from engine import RoutingIndex
+from shared.redis_client import CATALOG_STAMP, stamp_seen
 
 from . import selectors
 

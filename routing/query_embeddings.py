@@ -18,7 +18,7 @@ import redis
 from django.conf import settings
 
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 
 class CircuitOpen(EmbeddingProviderError):

@@ -7,7 +7,7 @@ import numpy as np
 from django.db.models import BinaryField, F, Func, TextField
 from django.db.models.functions import Cast
 
-from routing.engine.types import CatalogSnapshot, CategoryEntry, ToolEntry
+from engine import CatalogSnapshot, CategoryEntry, ToolEntry
 from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
 from toolcatalog.selectors import catalog_version
 

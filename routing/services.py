@@ -10,10 +10,10 @@ from typing import Any
 
 from django.conf import settings
 
-from routing.engine.index import RoutingIndex
-from routing.engine.llm_category import OpenAICategorySelector
-from routing.engine.router import route
-from routing.engine.types import RouteRequest, RouteResult
+from engine import RoutingIndex
+from engine import OpenAICategorySelector
+from engine import route
+from engine import RouteRequest, RouteResult
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset

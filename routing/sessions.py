@@ -8,7 +8,7 @@ from __future__ import annotations
 import redis
 from django.conf import settings
 
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 
 def _key(api_key_id: int | None, session_id: str) -> str:

@@ -9,7 +9,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from routing.engine.types import FORMATS, MODES, STRATEGIES
+from engine import FORMATS, MODES, STRATEGIES
 from toolcatalog.models import Toolset
 
 from . import services

@@ -25,10 +25,10 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from api.models import ApiKey
-from routing.engine.formats import NameMap
+from engine import NameMap
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_validated
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 from . import selectors_usage as selectors
 from .models import (
@@ -387,7 +387,7 @@ def _catalog_names(used: list[str], offered: set[str]) -> list[str]:
     if not unknown:
         return used
     name_map = NameMap(set(Tool.objects.values_list("name", flat=True)) | offered)
-    return list(dict.fromkeys(name_map.internal(name) for name in used))
+    return list(dict.fromkeys(name_map.get(name, name) for name in used))
 
 
 def _find_request(request_id: str) -> dict | None:

@@ -14,8 +14,8 @@ from django.db import models, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from routing.engine.texts import category_embedding_text, text_hash, tool_embedding_text
-from toolrouter.redis_client import CATALOG_STAMP, changing
+from engine import category_embedding_text, text_hash, tool_embedding_text
+from shared.redis_client import CATALOG_STAMP, changing
 
 from . import validation
 from .embeddings import get_provider

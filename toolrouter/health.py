@@ -6,7 +6,7 @@ from django.http import JsonResponse
 
 from routing.usage import usage_health
 from toolcatalog import selectors
-from toolrouter.redis_client import redis_ping
+from shared.redis_client import redis_ping
 
 
 def healthz(request) -> JsonResponse:

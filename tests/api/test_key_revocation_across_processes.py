@@ -14,7 +14,7 @@ from api.models import ApiKey
 from api.services import create_api_key, revoke_api_key
 from tests.reliability.webprocess import WebProcess, call
 from tests.support.worker import wait_for, worker_database_url
-from toolrouter.redis_client import STAMP_TTL_SECONDS
+from shared.redis_client import STAMP_TTL_SECONDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 URL = "/api/v1/tool-search/definition"  # route scope, no catalog needed

@@ -21,7 +21,7 @@ def test_readyz_checks_database_and_redis_and_counts_embeddings(client) -> None:
 
 @pytest.mark.django_db
 def test_readyz_is_503_and_says_why_when_redis_is_unreachable(client, settings) -> None:
-    from toolrouter.redis_client import get_redis
+    from shared.redis_client import get_redis
 
     settings.REDIS_URL = "redis://127.0.0.1:1/0"
     get_redis.cache_clear()

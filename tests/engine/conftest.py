@@ -9,8 +9,8 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from routing.engine import CatalogSnapshot, CategoryEntry, RoutingIndex, ToolEntry, build_index
-from routing.engine.texts import category_embedding_text, tool_embedding_text
+from engine import CatalogSnapshot, CategoryEntry, RoutingIndex, ToolEntry, build_index
+from engine import category_embedding_text, tool_embedding_text
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "music": ("music", "song", "songs", "jazz", "tune", "tunes", "playlist", "album", "albums", "artist", "artists"),

@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route, scoring
+from engine import RouteRequest, RoutingIndex, route, scoring
 
 
 def test_confident_lexical_query_takes_the_fast_path(index: RoutingIndex, embed) -> None:

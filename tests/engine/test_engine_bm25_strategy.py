@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_bm25_ranks_the_lexical_match_first_without_embedding(index: RoutingIndex, embed) -> None:

@@ -2,7 +2,7 @@ import time
 
 import numpy as np
 
-from routing.engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route
+from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route
 
 
 def _catalog(n: int, dim: int = 256) -> CatalogSnapshot:

@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_core_tools_come_on_top_of_the_limit(index: RoutingIndex, embed) -> None:

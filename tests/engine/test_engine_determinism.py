@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, ToolEntry, route
+from engine import RouteRequest, ToolEntry, route
 
 TWINS = tuple(ToolEntry(name, "Convert a currency amount", None, {}) for name in ("zeta_fx", "alpha_fx", "mid_fx"))
 

@@ -1,6 +1,6 @@
 import pytest
 
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_an_empty_catalog_answers_with_nothing(make_index, embed) -> None:

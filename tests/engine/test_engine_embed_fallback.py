@@ -1,6 +1,6 @@
 import numpy as np
 
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def _broken(_: str) -> np.ndarray:

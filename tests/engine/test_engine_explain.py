@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_explain_adds_the_evidence_of_each_match(index: RoutingIndex, embed) -> None:

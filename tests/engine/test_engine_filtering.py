@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_allowed_tools_restrict_the_answer(index: RoutingIndex, embed) -> None:

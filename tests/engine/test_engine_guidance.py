@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 from conftest import MEDIA_HINT, MUSIC_HINT, SHARED_HINT
 

@@ -9,8 +9,8 @@ from typing import Iterator
 
 import pytest
 
-from routing.engine import RouteRequest, RoutingIndex, route
-from routing.engine.llm_category import OpenAICategorySelector
+from engine import RouteRequest, RoutingIndex, route
+from engine import OpenAICategorySelector
 
 
 class _ChatHandler(BaseHTTPRequestHandler):

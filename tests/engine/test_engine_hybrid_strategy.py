@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_hybrid_blends_lexical_and_semantic_evidence(index: RoutingIndex, embed) -> None:

@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from routing.engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route
-from routing.engine.texts import tool_embedding_text
+from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route
+from engine import tool_embedding_text
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

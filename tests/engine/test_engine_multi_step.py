@@ -1,5 +1,5 @@
-from routing.engine import RouteRequest, RoutingIndex, route
-from routing.engine.router import split_steps
+from engine import RouteRequest, RoutingIndex, route
+from engine import split_steps
 
 
 def test_sequence_words_split_a_request() -> None:

@@ -1,5 +1,6 @@
-from routing.engine import RouteRequest, ToolEntry, route
-from routing.engine.formats import VALID_EXTERNAL, NameMap
+from engine import RouteRequest, ToolEntry, route
+from engine import PROVIDER_NAME_RE as VALID_EXTERNAL
+from engine import NameMap
 
 LONG = "vendor.service." + "very_long_segment." * 6 + "action"
 
@@ -27,6 +28,6 @@ def test_rendered_definitions_use_the_external_name(make_index) -> None:
     index = make_index((ToolEntry("cms.get.page", "Get a page", None, {}),), ())
     request = RouteRequest(query="get page", strategy="bm25", format="anthropic")
     definition = route(index, request, embed_query=None).tools[0]
-    assert definition["name"] == index.external_name("cms.get.page", "anthropic") == "cms_get_page"
+    assert definition["name"] == index.external_name("cms.get.page", "anthropic") == "cms__get__page"
     assert index.internal_name(definition["name"]) == "cms.get.page"
     assert set(definition) == {"name", "description", "input_schema"}

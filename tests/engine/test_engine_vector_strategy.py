@@ -1,4 +1,4 @@
-from routing.engine import RouteRequest, RoutingIndex, ToolEntry, route
+from engine import RouteRequest, RoutingIndex, ToolEntry, route
 
 
 def test_vector_finds_a_synonym_bm25_cannot(index: RoutingIndex, embed) -> None:

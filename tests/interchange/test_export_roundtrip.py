@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcatalog.interchange import (PROVIDER_NAME_RE, InterchangeError, catalog_name_map, detect_format,
+from engine import PROVIDER_NAME_RE
+from toolcatalog.interchange import (InterchangeError, catalog_name_map, detect_format,
                                      export_catalog, parse_catalog)
 
 FILES = Path(__file__).parent / "files"

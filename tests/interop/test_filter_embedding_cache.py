@@ -7,7 +7,7 @@ import pytest
 from routing import filter_gateway
 from tests.interop.requests_shapes import FUNCTIONS, openai_body, openai_tools, post_filter
 from tests.support.openai_server import FakeOpenAI
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 
 @pytest.fixture

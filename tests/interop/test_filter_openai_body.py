@@ -17,7 +17,7 @@ def test_keeps_the_relevant_tools_first_and_the_rest_of_the_body(db, route_clien
     assert response["X-Toolrouter-Tools-After"] == "3"
     saved = int(response["X-Toolrouter-Tokens-Saved"])
     assert saved > 0
-    from routing.engine.tokens import count_text, definition_json
+    from engine import count_text, definition_json
 
     before, after = count_text(definition_json(body["tools"])), count_text(definition_json(filtered["tools"]))
     assert saved == before - after

@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 from toolrouter.devservices import EmbeddedRedis, free_port, wait_for_port
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 
 @dataclass

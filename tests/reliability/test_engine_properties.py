@@ -9,9 +9,9 @@ from functools import lru_cache
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from routing.engine import CatalogSnapshot, CategoryEntry, RouteRequest, RoutingIndex, ToolEntry, route
-from routing.engine.texts import category_embedding_text, tool_embedding_text
-from routing.engine.types import FORMATS, STRATEGIES
+from engine import CatalogSnapshot, CategoryEntry, RouteRequest, RoutingIndex, ToolEntry, route
+from engine import category_embedding_text, tool_embedding_text
+from engine import FORMATS, STRATEGIES
 from tests.support.catalog import demo_document
 from tests.support.openai_server import word_vector
 

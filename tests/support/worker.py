@@ -23,7 +23,7 @@ def worker_database_url() -> str:
 
 
 def purge_queue() -> None:
-    from toolrouter.redis_client import get_redis
+    from shared.redis_client import get_redis
 
     get_redis().flushdb()
 

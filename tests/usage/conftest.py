@@ -5,7 +5,7 @@ from typing import Iterator
 import pytest
 
 from routing import usage
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 USAGE_KEYS = (usage.REQUESTS_KEY, usage.DROPPED_KEY, usage.DRAIN_LOCK_KEY)
 

@@ -55,7 +55,7 @@ def test_provider_safe_names_are_mapped_back_to_catalog_names(client, route_key)
     Tool.objects.create(name="github.search", description="Search GitHub")
     usage.record_request(make_record(request_id="dotted", api_key_id=key.pk,
                                      results=[{"name": "github.search", "rank": 1, "score": 0.8}]))
-    response = _post(client, headers, {"request_id": "dotted", "used_tools": ["github_search"], "success": True})
+    response = _post(client, headers, {"request_id": "dotted", "used_tools": ["github__search"], "success": True})
     assert response.json()["offered_and_used"] == ["github.search"]
     assert response.json()["missed"] == []
 

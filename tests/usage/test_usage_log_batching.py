@@ -5,7 +5,7 @@ import pytest
 from api.services import create_api_key
 from routing import usage
 from routing.models import RequestLog
-from toolrouter.redis_client import get_redis
+from shared.redis_client import get_redis
 
 from .records import make_record
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .detect import MCP, OPENAI, OPENAPI, V1, canonical_format
+from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format
 from .errors import InterchangeError
 from .mcp import tags_to_annotations
 from .model import ParsedCatalog
-from .names import NameMap
+from engine import NameMap
 from .toolcatalog_v1 import export_v1, parse_v1
+
+# What a catalog can be exported as (every door: API, command, admin download).
+EXPORT_FORMATS: tuple[str, ...] = (V1, OPENAI, ANTHROPIC, MCP)
 
 
 def _as_parsed(catalog: dict[str, Any] | ParsedCatalog) -> ParsedCatalog:

@@ -15,7 +15,7 @@ from typing import Any
 from .detect import MCP, describe_keys, vote
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
-from .names import NameMap, sanitize_name
+from engine import NameMap, sanitize_name
 
 _EXPECTED = ("expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response "
              "{\"jsonrpc\": \"2.0\", \"result\": {\"tools\": [...]}} or a list of those")

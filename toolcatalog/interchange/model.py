@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
 from .errors import Rejection
-from .names import CATALOG_NAME_MAX, NameMap, is_catalog_name, sanitize_name
+from engine import CATALOG_NAME_MAX, NameMap, is_catalog_name, sanitize_name
 
 FORMAT_V1 = "toolcatalog/v1"
 

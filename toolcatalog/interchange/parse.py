@@ -9,7 +9,7 @@ from .errors import InterchangeError
 from .loading import load_document
 from .mcp import parse_mcp
 from .model import ParsedCatalog
-from .names import NameMap
+from engine import NameMap
 from .openapi import parse_openapi
 from .providers import parse_anthropic, parse_openai
 from .toolcatalog_v1 import parse_v1

@@ -11,7 +11,7 @@ from typing import Any
 from .detect import ANTHROPIC, OPENAI, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
-from .names import NameMap
+from engine import NameMap
 
 
 def openai_entries(doc: Any) -> list[Any]:

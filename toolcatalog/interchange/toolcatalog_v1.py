@@ -7,7 +7,7 @@ from typing import Any
 from .detect import V1, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, ParsedCatalog
-from .names import NameMap
+from engine import NameMap
 
 
 def check_v1(doc: Any) -> None:

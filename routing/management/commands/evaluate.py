@@ -5,9 +5,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from routing.engine.index import RoutingIndex
-from routing.engine.router import route
-from routing.engine.types import STRATEGIES, RouteRequest
+from engine import RoutingIndex
+from engine import route
+from engine import STRATEGIES, RouteRequest
 from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
 from toolcatalog.embeddings import EmbeddingProviderError, get_provider
 from toolcatalog.interchange import InterchangeError, parse_catalog

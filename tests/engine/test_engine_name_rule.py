@@ -2,7 +2,7 @@
 
 import pytest
 
-from toolcatalog.interchange import PROVIDER_NAME_RE, NameMap, external_name, sanitize_name
+from engine import PROVIDER_NAME_RE, NameMap, external_name, sanitize_name
 
 
 @pytest.mark.parametrize("name", ["get_weather", "a-b_c", "x" * 64])

@@ -22,7 +22,7 @@ import numpy as np
 from . import scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
-from .types import (FORMATS, MODES, STRATEGIES, CategoryEntry, Match, RouteRequest,
+from .types import (FORMATS, MODES, STRATEGIES, CategoryEntry, FallbackKind, Match, RouteRequest,
                     RouteResult, StrategyInfo, TokenFigures)
 from .vectors import SemanticScores, cosine_to_unit, normalise
 
@@ -55,6 +55,7 @@ class _Context:
     _semantic: SemanticScores | None = None
     _embed_tried: bool = False
     embed_error: str = ""
+    embed_error_kind: FallbackKind = ""
     query_vector: np.ndarray | None = None
 
     @property
@@ -74,15 +75,16 @@ class _Context:
             return self._semantic
         self._embed_tried = True
         if self.embed_query is None:
-            self.embed_error = "no query embedder configured"
+            self.embed_error, self.embed_error_kind = "no query embedder configured", "no_embedder"
         elif not self.index.vectors.ready:
-            self.embed_error = "no tool vectors in the index yet"
+            self.embed_error, self.embed_error_kind = "no tool vectors in the index yet", "no_vectors"
         else:
             try:
                 self.query_vector = normalise(self.embed_query(self.request.query))
                 self._semantic = self.index.vectors.score(self.query_vector, with_closest_query=self.request.explain)
             except Exception as exc:  # noqa: BLE001 - any embedder failure degrades to BM25
                 self.embed_error = f"query embedding failed: {type(exc).__name__}: {exc}"[:300]
+                self.embed_error_kind = "embedding_failed"
                 log.warning("routing falls back to BM25: %s", self.embed_error)
         return self._semantic
 
@@ -138,16 +140,19 @@ def _lexical_confidence(ctx: _Context, pool: np.ndarray) -> float:
 
 
 def _rank_bm25(ctx: _Context, _llm: SelectCategories | None = None, *, requested: str = "bm25",
-               pool: np.ndarray | None = None, fallback: bool = False, reason: str = "") -> _Ranking:
+               pool: np.ndarray | None = None, fallback: bool = False, reason: str = "",
+               fallback_kind: FallbackKind = "") -> _Ranking:
     pool = ctx.candidates if pool is None else pool
-    info = StrategyInfo(requested, "bm25", _lexical_confidence(ctx, pool), fallback, reason)
+    info = StrategyInfo(requested, "bm25", _lexical_confidence(ctx, pool), fallback, reason,
+                        fallback_kind=fallback_kind)
     return _Ranking(ctx.lexical().normalised(), pool, info, "bm25")
 
 
 def _rank_vector(ctx: _Context, _llm: SelectCategories | None = None) -> _Ranking:
     semantic = ctx.semantic()
     if semantic is None:
-        return _rank_bm25(ctx, requested="vector", fallback=True, reason=ctx.embed_error)
+        return _rank_bm25(ctx, requested="vector", fallback=True, reason=ctx.embed_error,
+                          fallback_kind=ctx.embed_error_kind)
     scores = cosine_to_unit(semantic.cosine)
     return _Ranking(scores, ctx.candidates, StrategyInfo("vector", "vector", _top(scores, ctx.candidates)), "vector")
 
@@ -157,7 +162,8 @@ def _rank_hybrid(ctx: _Context, _llm: SelectCategories | None = None, *, request
     pool = ctx.candidates if pool is None else pool
     semantic = ctx.semantic()
     if semantic is None:
-        return _rank_bm25(ctx, requested=requested, pool=pool, fallback=True, reason=ctx.embed_error)
+        return _rank_bm25(ctx, requested=requested, pool=pool, fallback=True, reason=ctx.embed_error,
+                          fallback_kind=ctx.embed_error_kind)
     lexical = ctx.lexical()
     # A tool its worker has not embedded yet stands in with its lexical score,
     # so a half-embedded catalog does not bury the new tools.
@@ -192,6 +198,7 @@ def _rank_hierarchical(ctx: _Context, llm: SelectCategories | None = None) -> _R
     else:
         ranking = _rank_hybrid(ctx, requested="hierarchical")
         ranking.info.fallback = True
+        ranking.info.fallback_kind = ranking.info.fallback_kind or "no_category"
         ranking.info.reason = "; ".join(filter(None, ["no category chosen; searched the whole catalog",
                                                       ranking.info.reason]))
         steps.append({"step": "flat", "status": "ok", "categories": []})
@@ -258,7 +265,8 @@ def _rank_steps(ctx: _Context, parts: list[str], llm: SelectCategories | None) -
     info = StrategyInfo(ctx.request.strategy, used, min(r.info.confidence for r in rankings),
                         any(r.info.fallback for r in rankings),
                         "; ".join(dict.fromkeys(r.info.reason for r in rankings if r.info.reason)),
-                        [{"step": "split", "status": "ok", "parts": parts}])
+                        [{"step": "split", "status": "ok", "parts": parts}],
+                        fallback_kind=next((r.info.fallback_kind for r in rankings if r.info.fallback_kind), ""))
     scores = np.max(np.stack([r.scores for r in rankings]), axis=0)
     scale = "hybrid" if used == "hybrid" else first.threshold_scale
     return _Ranking(scores, first.pool, info, scale, order=np.asarray(merged, dtype=np.int64))
@@ -386,6 +394,7 @@ def _select_threshold(ctx: _Context, ranking: _Ranking) -> list[tuple[int, str]]
     passing = [int(i) for i in best if ranking.scores[i] >= threshold]
     if not passing:
         ranking.info.fallback = True
+        ranking.info.fallback_kind = ranking.info.fallback_kind or "below_threshold"
         ranking.info.reason = (ranking.info.reason + "; " if ranking.info.reason else "") + \
             f"nothing scored {threshold:.2f} or more; returning the best {scoring.THRESHOLD_FALLBACK_COUNT}"
         count = min(scoring.THRESHOLD_FALLBACK_COUNT, request.limit)

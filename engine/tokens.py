@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections import OrderedDict
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
+
+from shared.lru import LRUCache
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class TokenCounter:
         self._n = n_tools
         self._render = render
         self._counts: dict[str, np.ndarray] = {}
-        self._totals: OrderedDict[Hashable, int] = OrderedDict()
+        self._totals: LRUCache[Hashable, int] = LRUCache(_CATALOG_CACHE_SIZE)
         self._lock = threading.Lock()
 
     @property
@@ -109,10 +110,7 @@ class TokenCounter:
         if cached is not None:
             return cached
         value = int(self.counts(indices(), fmt).sum())
-        with self._lock:
-            self._totals[key] = value
-            while len(self._totals) > _CATALOG_CACHE_SIZE:
-                self._totals.popitem(last=False)
+        self._totals.put(key, value)
         return value
 
     def warm(self, fmt: str) -> None:

@@ -1,10 +1,12 @@
-"""Tool-name rules and the reversible mapping to provider-safe names.
+"""Tool-name rules and THE reversible mapping to provider-safe names.
 
 The catalog allows dots in names (MCP servers use them, e.g. ``github.search``),
-but OpenAI and Anthropic only accept ``^[a-zA-Z0-9_-]{1,64}$``.  Names going out
-to those providers are mapped with :func:`external_name`; names coming back
-(feedback, sessions, re-imports) are mapped back with a :class:`NameMap` built
-from the catalog's own names, so the mapping never has to be stored.
+but OpenAI and Anthropic only accept ``^[a-zA-Z0-9_-]{1,64}$``.  Every door uses
+this one mapping: route answers, the filter gateway and proxy, exports, imports,
+feedback and sessions.  Names going out to those providers are mapped with
+:func:`external_name` (``files.read_file`` -> ``files__read_file``); names coming
+back are mapped back with a :class:`NameMap` built from the catalog's own names,
+so the mapping never has to be stored.  MCP and plain names keep the real name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ PROVIDER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CATALOG_NAME_MAX = 128
 PROVIDER_NAME_MAX = 64
 _HASH_LEN = 8
+# The formats whose tool names must match PROVIDER_NAME_RE; the others carry the catalog name.
+MAPPED_FORMATS = frozenset({"openai", "anthropic"})
 _ILLEGAL_CATALOG = re.compile(r"[^A-Za-z0-9_.-]+")
 _ILLEGAL_PROVIDER = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -123,8 +127,11 @@ class NameMap:
             counter += 1
         return candidate
 
-    def external(self, name: str) -> str:
-        """The provider-safe name for a catalog name (also for unknown names)."""
+    def external(self, name: str, fmt: str = "openai") -> str:
+        """The name a tool has in `fmt`: provider-safe for OpenAI and Anthropic (also for
+        unknown names), the catalog name itself for MCP and "names"."""
+        if fmt not in MAPPED_FORMATS:
+            return name
         return self._to_external.get(name) or external_name(name)
 
     def internal(self, external: str) -> str:

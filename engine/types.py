@@ -15,6 +15,13 @@ import numpy as np
 Mode = Literal["top_k", "threshold"]
 Strategy = Literal["auto", "bm25", "vector", "hybrid", "hierarchical"]
 Format = Literal["openai", "anthropic", "mcp", "names"]
+# Why an answer fell back (`StrategyInfo.fallback_kind`), for callers that act on it (the
+# filter gateway passes a request through when the query could not be embedded):
+# "no_embedder" (none configured), "embedding_failed" (it raised, timed out, circuit open),
+# "no_vectors" (no tool embedded yet), "below_threshold" (threshold mode found nothing),
+# "no_category" (the hierarchical chain chose none); "" when nothing fell back.
+FallbackKind = Literal["", "no_embedder", "embedding_failed", "no_vectors", "below_threshold", "no_category"]
+EMBEDDING_UNAVAILABLE: frozenset[str] = frozenset({"no_embedder", "embedding_failed"})
 
 MODES: tuple[str, ...] = ("top_k", "threshold")
 STRATEGIES: tuple[str, ...] = ("auto", "bm25", "vector", "hybrid", "hierarchical")
@@ -128,7 +135,8 @@ class StrategyInfo:
     took the fast path (no embedding call at all) and "hybrid" otherwise.
     `fallback` is true whenever the engine had to answer with less than it was
     asked for (embedding unavailable, nothing above the threshold, hierarchical
-    chain fell through to a flat search).
+    chain fell through to a flat search). `reason` says why for a person, `fallback_kind`
+    for a program (the first cause, see `FallbackKind`).
     """
 
     requested: str
@@ -137,6 +145,12 @@ class StrategyInfo:
     fallback: bool = False
     reason: str = ""
     steps: list[dict[str, Any]] = field(default_factory=list)
+    fallback_kind: FallbackKind = ""
+
+    @property
+    def embedding_unavailable(self) -> bool:
+        """The answer fell back because the query could not be embedded."""
+        return self.fallback_kind in EMBEDDING_UNAVAILABLE
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -12,16 +12,17 @@ tie-break (equal scores -> alphabetical).
 from __future__ import annotations
 
 import ctypes
-import threading
 import time
-from collections import OrderedDict
 from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from .formats import NameMap, render_tool
+from shared.lru import LRUCache
+
+from .formats import render_tool
 from .hierarchy import CategoryTree
 from .lexical import FieldedBM25, build_lexical, tokenize
+from .names import NameMap
 from .tokens import TokenCounter
 from .types import CatalogSnapshot, CategoryEntry, ToolEntry
 from .vectors import VectorIndex, limit_blas_threads, normalise
@@ -55,12 +56,11 @@ class RoutingIndex:
             for name, cat in self.categories.items()
         }
         self.name_map = NameMap(self.names)
-        self._rendered: OrderedDict[tuple[int, str], Any] = OrderedDict()
+        self._rendered: LRUCache[tuple[int, str], Any] = LRUCache(_RENDER_CACHE_SIZE)
         # Counting renders without caching: the catalog total touches every
         # tool, and keeping 100k rendered dicts would cost ~120 MB.
         self.token_counter = TokenCounter(len(self.tools), self._render_uncached)
-        self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._masks: LRUCache[Hashable, np.ndarray] = LRUCache(_MASK_CACHE_SIZE)
         _release_freed_memory()
         self.build_seconds = time.perf_counter() - started
 
@@ -94,7 +94,8 @@ class RoutingIndex:
         return self.name_map.external(name, fmt)
 
     def internal_name(self, external: str) -> str:
-        return self.name_map.internal(external)
+        """The catalog name behind a name an agent sends back; unknown names pass through."""
+        return self.name_map.get(external) or external
 
     def render(self, i: int, fmt: str) -> Any:
         """Definition of tool `i` in `fmt`; the most recently returned ones are cached."""
@@ -102,10 +103,7 @@ class RoutingIndex:
         cached = self._rendered.get(key)
         if cached is None:
             cached = self._render_uncached(i, fmt)
-            with self._lock:
-                self._rendered[key] = cached
-                while len(self._rendered) > _RENDER_CACHE_SIZE:
-                    self._rendered.popitem(last=False)
+            self._rendered.put(key, cached)
         return cached
 
     def _render_uncached(self, i: int, fmt: str) -> Any:
@@ -132,10 +130,7 @@ class RoutingIndex:
         if categories is not None:
             mask &= self.category_mask(categories)
         mask.setflags(write=False)
-        with self._lock:
-            self._masks[key] = mask
-            while len(self._masks) > _MASK_CACHE_SIZE:
-                self._masks.popitem(last=False)
+        self._masks.put(key, mask)
         return mask
 
     def category_mask(self, categories: Sequence[str]) -> np.ndarray:

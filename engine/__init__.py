@@ -1,0 +1,35 @@
+"""The selection engine: pure Python over plain lists, no Django imports.
+
+Public API (what the Django side calls; import it from here, not from the submodules):
+
+    index = build_index(snapshot)              # CatalogSnapshot -> RoutingIndex (immutable)
+    result = route(index, RouteRequest(...), embed_query=fn, select_categories_llm=None)
+    result.to_dict()                           # SPEC route answer, less request_id / latency_ms
+    index.external_name(name, fmt) / index.internal_name(external)
+
+Also the text every catalog object is embedded by (`tool_embedding_text`...), token
+counting, and THE tool-name mapping (`NameMap`) that every door uses.
+
+See router.py for the request flow, scoring.py for the 0-1 score scale and the
+`auto` gate, lexical.py / vectors.py for the two indexes, names.py for the name rule.
+"""
+from . import scoring
+from .index import RoutingIndex, build_index
+from .lexical import tokenize
+from .llm_category import OpenAICategorySelector
+from .names import (CATALOG_NAME_MAX, CATALOG_NAME_RE, MAPPED_FORMATS, PROVIDER_NAME_RE, NameMap, external_name,
+                    is_catalog_name, is_provider_name, sanitize_name)
+from .router import route, split_steps
+from .texts import category_embedding_text, split_identifier, text_hash, tool_embedding_text
+from .tokens import count_text, definition_json
+from .types import (FORMATS, MODES, STRATEGIES, CatalogSnapshot, CategoryEntry, FallbackKind, Match, RouteRequest,
+                    RouteResult, StrategyInfo, TokenFigures, ToolEntry)
+
+__all__ = [
+    "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE", "STRATEGIES",
+    "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Match", "NameMap", "OpenAICategorySelector", "RouteRequest",
+    "RouteResult", "RoutingIndex", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
+    "category_embedding_text", "count_text", "definition_json", "external_name", "is_catalog_name",
+    "is_provider_name", "route", "sanitize_name", "scoring", "split_identifier", "split_steps", "text_hash",
+    "tokenize", "tool_embedding_text",
+]
