@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from routing import usage
+from usage import services as usage
 
 from .errors import ApiError
 

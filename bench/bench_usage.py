@@ -33,7 +33,7 @@ def _percentiles(samples_ns: list[int]) -> tuple[float, float]:
 
 
 def bench_overhead(calls: int = 10_000) -> None:
-    from routing import usage
+    from usage import services as usage
     from shared.redis_client import get_redis
 
     def noop(record) -> None:
@@ -54,7 +54,7 @@ def bench_overhead(calls: int = 10_000) -> None:
 
 
 def _sample_record(i: int):
-    from routing.usage import RequestRecord
+    from usage.services import RequestRecord
 
     return RequestRecord(
         request_id=f"bench-{i}", endpoint="route", api_key_id=None, client="bench", toolset=None,
@@ -160,7 +160,7 @@ def main() -> None:
     with throwaway_services(BENCH_DB, BENCH_REDIS_DB):
         from django.utils import timezone
 
-        from routing import usage
+        from usage import services as usage
         from toolcatalog import services
 
         services.import_catalog(json.loads((ROOT / "toolcatalog" / "fixtures" / "demo_catalog.json").read_text()))

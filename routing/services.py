@@ -18,7 +18,9 @@ from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
 
-from . import sessions, usage
+from usage import services as usage
+
+from . import sessions
 from .live_index import live_index
 from .query_embeddings import query_embedder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import JsonResponse
 
-from routing.usage import usage_health
+from usage.services import usage_health
 from toolcatalog import selectors
 from shared.redis_client import redis_ping
 

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "toolcatalog",
+    "usage",
     "routing",
     "api",
 ]
@@ -218,7 +219,7 @@ CATEGORY_LLM_MODEL = env("CATEGORY_LLM_MODEL")
 CATEGORY_LLM_TIMEOUT_SECONDS = env_float("CATEGORY_LLM_TIMEOUT_SECONDS", 2.0)
 ROUTE_DEFAULT_THRESHOLD = env_float("ROUTE_DEFAULT_THRESHOLD", 0.5)
 
-# --- Usage analytics (routing/usage.py): the request log is buffered in Redis and written in
+# --- Usage analytics (usage/services.py): the request log is buffered in Redis and written in
 # batches; raw rows are pruned after a retention period, daily rollups stay for the dashboard.
 from celery.schedules import crontab  # noqa: E402 - kept beside the only schedule that needs it
 USAGE_QUERY_STORAGE = env("USAGE_QUERY_STORAGE", "store")  # store | hash | drop
@@ -231,12 +232,12 @@ USAGE_LOCAL_BUFFER_MAX = env_int("USAGE_LOCAL_BUFFER_MAX", 10_000)  # in-process
 USAGE_LOCAL_FLUSH_BATCH = env_int("USAGE_LOCAL_FLUSH_BATCH", 100)
 USAGE_REDIS_RETRY_SECONDS = env_float("USAGE_REDIS_RETRY_SECONDS", 5.0)
 CELERY_BEAT_SCHEDULE["usage-drain-request-log"] = {
-    "task": "routing.tasks.drain_request_log",
+    "task": "usage.tasks.drain_request_log",
     "schedule": USAGE_DRAIN_SECONDS,
     "options": {"expires": max(10.0, USAGE_DRAIN_SECONDS * 5)},  # no pile-up while workers are down
 }
 CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
-    "task": "routing.tasks.prune_and_roll_up_usage",
+    "task": "usage.tasks.prune_and_roll_up_usage",
     # Shortly after midnight UTC; a missed run only means the dashboard reads more raw rows.
     "schedule": crontab(hour=0, minute=10),
 }

@@ -13,7 +13,7 @@ urlpatterns = [
     path("admin/catalog-import/", catalog_import, name="catalog-import-admin"),
     path("admin/catalog-export/", catalog_export, name="catalog-export-download"),
     path("admin/", admin.site.urls),
-    path("dashboard/", include("routing.urls_dashboard")),
+    path("dashboard/", include("usage.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

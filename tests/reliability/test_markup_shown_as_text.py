@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from routing import usage
+from usage import services as usage
 from tests.support.catalog import api_client
 from toolcatalog.models import Category, HypotheticalQuery, Tool
 

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from api.services import create_api_key
-from routing import usage
-from routing.models import RequestLog
+from usage import services as usage
+from usage.models import RequestLog
 from tests.support.catalog import load_demo_catalog
 from tests.support.worker import worker_database_url as database_url, wait_for
 

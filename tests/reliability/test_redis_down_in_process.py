@@ -9,8 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from api.models import ApiKey
-from routing import usage
-from routing.models import RequestLog
+from usage import services as usage
+from usage.models import RequestLog
 from tests.support.catalog import api_client, load_demo_catalog
 from tests.support.worker import wait_for
 

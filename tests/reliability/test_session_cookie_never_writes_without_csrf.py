@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from api.models import ApiKey
-from routing.models import RequestLog
+from usage.models import RequestLog
 from toolcatalog.models import HypotheticalQuery, Tool
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from typing import Iterator
 
 import pytest
 
-from routing import usage
+from usage import services as usage
 from shared.redis_client import get_redis
 
 USAGE_KEYS = (usage.REQUESTS_KEY, usage.DROPPED_KEY, usage.DRAIN_LOCK_KEY)

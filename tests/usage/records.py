@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from routing.usage import RequestRecord
+from usage.services import RequestRecord
 
 
 def make_record(**overrides) -> RequestRecord:

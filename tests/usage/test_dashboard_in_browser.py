@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from api.services import create_api_key
-from routing import usage
+from usage import services as usage
 from tests.support.worker import ARTIFACTS
 from toolcatalog.models import HypotheticalQuery, Tool
 

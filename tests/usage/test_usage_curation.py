@@ -1,7 +1,7 @@
 import pytest
 from django.test import Client
 
-from routing import usage
+from usage import services as usage
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 
 from .records import make_record

@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from routing import usage
+from usage import services as usage
 
 from .records import make_record
 

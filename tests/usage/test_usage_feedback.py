@@ -2,8 +2,8 @@
 import pytest
 
 from api.services import create_api_key
-from routing import usage
-from routing.models import Feedback
+from usage import services as usage
+from usage.models import Feedback
 from toolcatalog.models import Tool
 
 from .records import make_record

@@ -3,8 +3,8 @@ import json
 import pytest
 
 from api.services import create_api_key
-from routing import usage
-from routing.models import RequestLog
+from usage import services as usage
+from usage.models import RequestLog
 from shared.redis_client import get_redis
 
 from .records import make_record

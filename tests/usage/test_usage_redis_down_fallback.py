@@ -2,8 +2,8 @@ import time
 
 import pytest
 
-from routing import usage
-from routing.models import RequestLog
+from usage import services as usage
+from usage.models import RequestLog
 from shared.redis_client import get_redis
 
 from .records import make_record

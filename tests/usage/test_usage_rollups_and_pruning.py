@@ -2,9 +2,9 @@ from datetime import date
 
 import pytest
 
-from routing import selectors_usage as selectors
-from routing import usage
-from routing.models import (
+from usage import selectors
+from usage import services as usage
+from usage.models import (
     DailyCategoryUsage, DailyClientUsage, DailyQueryMiss, DailyToolUsage, DailyUsage, Feedback, RequestLog,
 )
 
@@ -124,6 +124,8 @@ def test_range_percentiles_over_rolled_up_days_come_from_the_histograms() -> Non
 
 def test_the_beat_schedule_drains_every_few_seconds_and_rolls_up_daily(settings) -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE
-    assert schedule["usage-drain-request-log"]["task"] == "routing.tasks.drain_request_log"
+    from usage.tasks import drain_request_log, prune_and_roll_up_usage
+
+    assert schedule["usage-drain-request-log"]["task"] == drain_request_log.name == "usage.tasks.drain_request_log"
     assert schedule["usage-drain-request-log"]["schedule"] <= 5
-    assert schedule["usage-prune-and-roll-up"]["task"] == "routing.tasks.prune_and_roll_up_usage"
+    assert schedule["usage-prune-and-roll-up"]["task"] == prune_and_roll_up_usage.name

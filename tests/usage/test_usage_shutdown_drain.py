@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from routing import usage
-from routing.models import RequestLog
-from routing.tasks import drain_request_log
+from usage import services as usage
+from usage.models import RequestLog
+from usage.tasks import drain_request_log
 from tests.support import worker as worker_support
 from tests.support.worker import PROJECT_DIR, celery_worker, wait_for
 
@@ -36,7 +36,7 @@ def test_a_clean_worker_shutdown_drains_what_beat_has_not_yet_taken() -> None:
 SCRIPT = """
 import django
 django.setup()
-from routing import usage
+from usage import services as usage
 from tests.usage.records import make_record
 for i in range(7):
     usage.record_request(make_record(request_id=f"exit-{i}"))

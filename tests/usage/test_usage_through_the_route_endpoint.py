@@ -1,8 +1,8 @@
 """A real route request is logged with everything the dashboard needs, and its feedback joins it."""
 import pytest
 
-from routing import usage
-from routing.models import RequestLog
+from usage import services as usage
+from usage.models import RequestLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_catalog")]
 

@@ -2,7 +2,7 @@
 import pytest
 
 from api.services import create_api_key
-from routing import usage
+from usage import services as usage
 from toolcatalog.models import HypotheticalQuery, Tool
 
 from .records import make_record

@@ -20,8 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from . import selectors_usage as selectors
-from . import usage
+from . import selectors, services
 
 RANGE_CHOICES = [("24h", "24 h"), ("7d", "7 days"), ("30d", "30 days")]
 CHART_WIDTH, CHART_HEIGHT = 640, 190
@@ -195,7 +194,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "data": data,
         "ranges": RANGE_CHOICES,
         "range_key": data.range.key,
-        "health": usage.usage_health(),
+        "health": services.usage_health(),
         "requests_chart": requests_chart(data.series, bucket),
         "latency_chart": latency_chart(data.series, bucket),
         "strategy_chart": hbar_chart("Strategy mix", (
@@ -260,7 +259,7 @@ def add_curation_query(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Pick a tool for the query.")
     else:
         try:
-            added = usage.add_learned_query(form.cleaned_data["tool"], form.cleaned_data["query"])
+            added = services.add_learned_query(form.cleaned_data["tool"], form.cleaned_data["query"])
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
         else:

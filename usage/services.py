@@ -24,13 +24,12 @@ from django.db import DatabaseError, DataError, IntegrityError, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from api.models import ApiKey
 from engine import NameMap
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_validated
 from shared.redis_client import get_redis
 
-from . import selectors_usage as selectors
+from . import selectors
 from .models import (
     DailyCategoryUsage, DailyClientUsage, DailyQueryMiss, DailyToolUsage, DailyUsage, Feedback, RequestLog,
     StrategyClass,
@@ -279,7 +278,9 @@ def _forget_deleted_keys(rows: list[RequestLog]) -> None:
     key_ids = {row.api_key_id for row in rows if row.api_key_id is not None}
     if not key_ids:
         return
-    existing = set(ApiKey.objects.filter(pk__in=key_ids).values_list("pk", flat=True))
+    # The key model through the foreign key: the usage log does not import the API layer above it.
+    api_keys = RequestLog._meta.get_field("api_key").related_model
+    existing = set(api_keys.objects.filter(pk__in=key_ids).values_list("pk", flat=True))
     for row in rows:
         if row.api_key_id is not None and row.api_key_id not in existing:
             row.api_key_id = None

@@ -1,6 +1,9 @@
 """The usage log (raw rows, pruned after a retention period) and the daily rollups that outlive it.
 
-Raw rows are written in batches by `routing.usage`; the dashboard reads finished days from
+The tables keep the names they had in the `routing` app (`Meta.db_table`), so moving the
+models here needed no data migration (see migrations/0001_initial.py).
+
+Raw rows are written in batches by `usage.services`; the dashboard reads finished days from
 the rollups and only the current day (or the last 24 hours) from the raw rows.
 """
 from __future__ import annotations
@@ -48,6 +51,7 @@ class RequestLog(models.Model):
     session_id = models.CharField(max_length=128, null=True, blank=True)
 
     class Meta:
+        db_table = "routing_requestlog"
         indexes = [
             # Every dashboard read and the pruning are time-range scans.
             models.Index(fields=["created_at"], name="requestlog_created_at"),
@@ -74,6 +78,7 @@ class Feedback(models.Model):
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:
+        db_table = "routing_feedback"
         verbose_name_plural = "feedback"
 
     def __str__(self) -> str:
@@ -91,7 +96,7 @@ class DailyUsage(models.Model):
     latency_sum_ms = models.FloatField(default=0)
     latency_p50_ms = models.FloatField(null=True, blank=True)
     latency_p95_ms = models.FloatField(null=True, blank=True)
-    # Counts per bucket of routing.selectors_usage.LATENCY_BUCKETS_MS: percentiles over many days.
+    # Counts per bucket of usage.selectors.LATENCY_BUCKETS_MS: percentiles over many days.
     latency_histogram = ArrayField(models.IntegerField(), default=list, blank=True)
     tokens_selected = models.BigIntegerField(default=0)
     tokens_catalog = models.BigIntegerField(default=0)
@@ -113,6 +118,7 @@ class DailyUsage(models.Model):
     rolled_up_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "routing_dailyusage"
         ordering = ["day"]
         verbose_name_plural = "daily usage"
 
@@ -126,6 +132,7 @@ class DailyToolUsage(models.Model):
     missed = models.IntegerField(default=0)
 
     class Meta:
+        db_table = "routing_dailytoolusage"
         constraints = [models.UniqueConstraint(fields=["day", "tool"], name="unique_daily_tool")]
 
 
@@ -139,6 +146,7 @@ class DailyClientUsage(models.Model):
     fallback = models.IntegerField(default=0)
 
     class Meta:
+        db_table = "routing_dailyclientusage"
         constraints = [models.UniqueConstraint(fields=["day", "client"], name="unique_daily_client")]
 
 
@@ -148,6 +156,7 @@ class DailyCategoryUsage(models.Model):
     requests = models.IntegerField(default=0)
 
     class Meta:
+        db_table = "routing_dailycategoryusage"
         constraints = [models.UniqueConstraint(fields=["day", "category"], name="unique_daily_category")]
 
 
@@ -162,4 +171,5 @@ class DailyQueryMiss(models.Model):
     best_confidence = models.FloatField(null=True, blank=True)
 
     class Meta:
+        db_table = "routing_dailyquerymiss"
         constraints = [models.UniqueConstraint(fields=["day", "query_hash"], name="unique_daily_query_miss")]

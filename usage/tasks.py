@@ -1,24 +1,24 @@
-"""Thin Celery tasks for the usage log; the work is in routing.usage."""
+"""Thin Celery tasks for the usage log; the work is in usage.services."""
 from __future__ import annotations
 
 from celery import shared_task
 from celery.signals import worker_shutdown
 
-from . import usage
+from . import services
 
 
 @shared_task(ignore_result=True)
 def drain_request_log() -> int:
     """Beat runs this every USAGE_DRAIN_SECONDS."""
-    return usage.drain_request_buffer()
+    return services.drain_request_buffer()
 
 
 @shared_task(acks_late=True)
 def prune_and_roll_up_usage() -> dict:
-    return usage.prune_and_roll_up()
+    return services.prune_and_roll_up()
 
 
 @worker_shutdown.connect
 def drain_on_shutdown(**kwargs) -> None:
     """A clean worker stop empties the buffer, so nothing waits in Redis for a worker that may not return."""
-    usage.drain_everything()
+    services.drain_everything()

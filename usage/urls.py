@@ -1,4 +1,4 @@
-"""Mounted at /dashboard/ by the project urlconf: include("routing.urls_dashboard")."""
+"""Mounted at /dashboard/ by the project urlconf: include("usage.urls")."""
 from django.urls import path
 
 from . import dashboard
