@@ -2,17 +2,20 @@
 
 Each web process keeps the keys it has seen, each under the API-keys stamp it was read under
 (shared/redis_client.py). A request makes one Redis round trip at its start: the stamps
-(API keys, and the catalog's for the routing index later in the request) and the rate check.
+(API keys, and the catalog's, which the view passes on to the routing index) and the rate check.
 Its key comes from the copy while the stamp is unchanged, else from the database. Every write
 to a key replaces the stamp (api/models.py), so a revocation is refused on the next request in
 every process. Without Redis every request reads its key from the database.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import redis
 from rest_framework import authentication, exceptions, permissions
 
-from shared.redis_client import API_KEYS_STAMP, CATALOG_STAMP, get_redis, queue_stamp, remember_stamps
+from shared.redis_client import API_KEYS_STAMP, CATALOG_STAMP, get_redis, queue_stamp
 
 from . import throttling
 from .models import ApiKey
@@ -27,22 +30,39 @@ class ApiKeyUser:
     is_active = True
     is_staff = False
 
-    def __init__(self, api_key: ApiKey, rate_answer: throttling.RateAnswer | None = None) -> None:
-        self.api_key = api_key
-        self.rate_answer = rate_answer  # asked with the key's stamp; the throttle asks itself when None
+    def __init__(self, found: KeyLookup) -> None:
+        assert found.api_key is not None
+        self.api_key: ApiKey = found.api_key
+        self.rate_answer = found.rate_answer  # asked with the key's stamp; the throttle asks itself when None
+        self.catalog_stamp = found.catalog_stamp  # for the routing index (None: read the catalog version)
 
     def __str__(self) -> str:
         return self.api_key.name
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """A request's key as stored now, its rate check when it went in the same round trip, and
+    the catalog stamp read in that round trip (None without Redis)."""
+
+    api_key: ApiKey | None
+    rate_answer: throttling.RateAnswer | None = None
+    catalog_stamp: bytes | None = None
 
 
 # key hash -> (the stamp it was read under, the key as read then)
 _copies: dict[str, tuple[bytes, ApiKey]] = {}
 
 
-def current_key(key_hash: str) -> tuple[ApiKey | None, throttling.RateAnswer | None]:
-    """The key with this hash as stored now, and its rate check when it could go in the same round trip."""
+def catalog_stamp_of(request: Any) -> bytes | None:
+    """The catalog stamp the request's authentication read, for the route service."""
+    return getattr(request.user, "catalog_stamp", None)
+
+
+def current_key(key_hash: str) -> KeyLookup:
+    """The key with this hash as stored now, read with the stamps in one Redis round trip."""
     if throttling.redis_resting():
-        return key_by_hash(key_hash), None
+        return KeyLookup(key_by_hash(key_hash))
     copy = _copies.get(key_hash)
     # Only a known key's rate is known before the stamp says whether the copy still holds.
     check = throttling.RateCheck.now(copy[1]) if copy else None
@@ -56,18 +76,17 @@ def current_key(key_hash: str) -> tuple[ApiKey | None, throttling.RateAnswer | N
     except redis.RedisError as exc:
         throttling.note_redis_failure(exc)
         _copies.clear()  # a key may change while Redis is away: read them all afresh once it is back
-        return key_by_hash(key_hash), None
-    remember_stamps({API_KEYS_STAMP: stamp, CATALOG_STAMP: catalog_stamp})
-    if copy and copy[0] == stamp:
-        return copy[1], check.answer(rate_reply[0])
+        return KeyLookup(key_by_hash(key_hash))
+    if copy and check and copy[0] == stamp:
+        return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
     api_key = key_by_hash(key_hash)
     if api_key is None:
         _copies.pop(key_hash, None)
-        return None, None
+        return KeyLookup(None, catalog_stamp=catalog_stamp)
     _copies[key_hash] = (stamp, api_key)
     # The request was counted against the old copy's rate: keep that answer if the rate is the same.
     same_rate = check is not None and check.rate == throttling.rate_for(api_key)
-    return api_key, check.answer(rate_reply[0]) if same_rate else None
+    return KeyLookup(api_key, check.answer(rate_reply[0]) if check and same_rate else None, catalog_stamp)
 
 
 class BearerKeyAuthentication(authentication.BaseAuthentication):
@@ -80,11 +99,11 @@ class BearerKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, raw_key = header.partition(" ")
         if scheme != self.keyword or not raw_key.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
-        api_key, rate_answer = current_key(hash_key(raw_key.strip()))
-        if api_key is None or api_key.revoked:
+        found = current_key(hash_key(raw_key.strip()))
+        if found.api_key is None or found.api_key.revoked:
             raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
-        touch_last_used(api_key)
-        return ApiKeyUser(api_key, rate_answer), api_key
+        touch_last_used(found.api_key)
+        return ApiKeyUser(found), found.api_key
 
     def authenticate_header(self, request) -> str:
         return f'{self.keyword} realm="api"'

@@ -1,8 +1,9 @@
 """The routing index a web process serves, rebuilt when the catalog version moves.
 
-An API request has read the catalog stamp at its start (api/auth.py, shared/redis_client.py):
-while it is the stamp the index was checked under, the index is current and the database is not
-asked. Otherwise (the stamp moved, or there is none: Redis away, or a request that read no stamps)
+An API request has read the catalog stamp at its start (api/auth.py, shared/redis_client.py) and
+passes it in: while it is the stamp the index was checked under, the index is current and the
+database is not asked. Otherwise (the stamp moved, or there is none: Redis away, or a request that
+read no stamps)
 the catalog version is read (one primary-key read); on a change the process builds a new index
 beside the old one and swaps one reference, so no request sees a half-built index, and every
 process (gunicorn workers, several hosts) notices the change on its next request. When the
@@ -16,7 +17,6 @@ import threading
 from django.db import DatabaseError
 
 from engine import RoutingIndex
-from shared.redis_client import CATALOG_STAMP, stamp_seen
 
 from . import selectors
 
@@ -31,8 +31,10 @@ class LiveIndex:
         self._stamp: bytes | None = None  # the catalog stamp seen before the version was last read
         self._lock = threading.Lock()
 
-    def current(self, model_id: str) -> RoutingIndex:
-        stamp = stamp_seen(CATALOG_STAMP)  # read before the version below: never newer than it
+    def current(self, model_id: str, *, catalog_stamp: bytes | None = None) -> RoutingIndex:
+        """The index of the current catalog version. `catalog_stamp` must have been read before
+        this call (it is then never newer than the version read here)."""
+        stamp = catalog_stamp
         if stamp is not None and stamp == self._stamp and model_id == self._model_id:
             return self._index
         try:

@@ -6,19 +6,16 @@ calling for a while; the engine then answers from BM25 with `fallback: true`.
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import numpy as np
-import redis
 from django.conf import settings
 
+from shared.vector_cache import VectorCache
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError
-from shared.redis_client import get_redis
 
 
 class CircuitOpen(EmbeddingProviderError):
@@ -63,37 +60,11 @@ class QueryEmbedder:
     def __init__(self, provider: EmbeddingProvider, memory_items: int = 4096) -> None:
         self.provider = provider
         self.breaker = CircuitBreaker(settings.ROUTE_EMBEDDING_FAILURES_TO_OPEN, settings.ROUTE_EMBEDDING_COOLDOWN_SECONDS)
-        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._memory_items = memory_items
-        self._lock = threading.Lock()
+        self._cache = VectorCache("toolrouter:qemb:", memory_items)
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
 
-    def _key(self, text: str) -> str:
-        digest = hashlib.sha256(f"{self.provider.model_id}\n{text}".encode()).hexdigest()
-        return f"toolrouter:qemb:{digest}"
-
     def cached(self, text: str) -> np.ndarray | None:
-        key = self._key(text)
-        with self._lock:
-            if key in self._memory:
-                self._memory.move_to_end(key)
-                return self._memory[key]
-        try:
-            raw = get_redis().get(key)
-        except redis.RedisError:
-            return None  # no cache while Redis is away; the provider still answers
-        if raw is None:
-            return None
-        vector = np.frombuffer(raw, dtype=np.float32)
-        self._remember(key, vector)
-        return vector
-
-    def _remember(self, key: str, vector: np.ndarray) -> None:
-        with self._lock:
-            self._memory[key] = vector
-            self._memory.move_to_end(key)
-            while len(self._memory) > self._memory_items:
-                self._memory.popitem(last=False)
+        return self._cache.get(self._cache.key(self.provider.model_id, text))
 
     def __call__(self, text: str) -> np.ndarray:
         vector = self.cached(text)
@@ -106,12 +77,8 @@ class QueryEmbedder:
             self.breaker.failed()
             raise
         self.breaker.succeeded()
-        key = self._key(text)
-        self._remember(key, vector)
-        try:
-            get_redis().set(key, vector.astype(np.float32).tobytes(), ex=settings.QUERY_EMBEDDING_CACHE_SECONDS)
-        except redis.RedisError:
-            pass
+        self._cache.put_many({self._cache.key(self.provider.model_id, text): vector},
+                             ttl_seconds=settings.QUERY_EMBEDDING_CACHE_SECONDS)
         return vector
 
     def _embed(self, text: str) -> np.ndarray:

@@ -10,10 +10,8 @@ from typing import Any
 
 from django.conf import settings
 
-from engine import RoutingIndex
-from engine import OpenAICategorySelector
-from engine import route
-from engine import RouteRequest, RouteResult
+from engine import OpenAICategorySelector, RouteRequest, RouteResult, RoutingIndex, route
+from engine.types import Format, Mode, Strategy
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
@@ -35,7 +33,25 @@ class RouteInputError(Exception):
         self.details = details
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class RouteQuery:
+    """What a caller asks for: the route endpoint's body (less `messages`, already turned into
+    `query`), the tool-search body, or the admin's try-query form. Validated by the caller."""
+
+    query: str
+    limit: int = 5
+    mode: Mode = "top_k"
+    threshold: float | None = None
+    strategy: Strategy = "auto"
+    toolset: str | None = None
+    categories: list[str] | None = None
+    session_id: str | None = None
+    format: Format = "openai"
+    include_core: bool = True
+    explain: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Caller:
     """Who asks: the API key's id and name, and the toolset it is bound to (if any)."""
 
@@ -98,22 +114,27 @@ class Routed:
     descriptions: list[str]  # of the matched tools, in match order
 
 
-def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "route", log: bool = True) -> Routed:
-    """Route one request and (unless `log` is false, as for the admin's trials) log it."""
+def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | None = None,
+                  endpoint: str = "route", log: bool = True) -> Routed:
+    """Route one request and (unless `log` is false, as for the admin's trials) log it.
+
+    `catalog_stamp` is the catalog stamp the request read at its start (api/auth.py), or None:
+    while it is unchanged, the process's routing index is current without a database read.
+    """
     started = time.perf_counter()
     provider = get_provider()
-    index = live_index.current(provider.model_id)
+    index = live_index.current(provider.model_id, catalog_stamp=catalog_stamp)
     request = RouteRequest(
-        query=data["query"],
-        limit=data.get("limit", 5),
-        mode=data.get("mode", "top_k"),
-        threshold=data.get("threshold"),
-        strategy=data.get("strategy", "auto"),
-        allowed_tools=allowed_tool_names(caller, data.get("toolset"), index.version),
-        categories=check_categories(data.get("categories"), index),
-        include_core=data.get("include_core", True),
-        explain=data.get("explain", False),
-        format=data.get("format", "openai"),
+        query=asked.query,
+        limit=asked.limit,
+        mode=asked.mode,
+        threshold=asked.threshold,
+        strategy=asked.strategy,
+        allowed_tools=allowed_tool_names(caller, asked.toolset, index.version),
+        categories=check_categories(asked.categories, index),
+        include_core=asked.include_core,
+        explain=asked.explain,
+        format=asked.format,
         default_category=settings.ROUTE_DEFAULT_CATEGORY,
     )
     result = route(index, request, embed_query=query_embedder(provider), select_categories_llm=category_llm())
@@ -125,7 +146,7 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
         hidden = _hidden_tool_names(index, request.allowed_tools or frozenset())
         answer = redact_tool_names(answer, hidden)
         descriptions = redact_tool_names(descriptions, hidden)
-    session_id = data.get("session_id")
+    session_id = asked.session_id
     if session_id:
         active = sessions.remember_tools(caller.api_key_id, session_id, result.names)
         answer["session"] = {"id": session_id, "active_tools": active if active is not None else result.names,
@@ -133,7 +154,7 @@ def route_request(data: dict[str, Any], caller: Caller, *, endpoint: str = "rout
     answer["request_id"] = str(uuid.uuid4())
     answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
     if log:
-        _log(answer, result, request, data, caller, endpoint)
+        _log(answer, result, asked, caller, endpoint)
     return Routed(result, answer, descriptions)
 
 
@@ -172,15 +193,13 @@ def _redacted_word(word: str, hidden: frozenset[str]) -> str:
     return HIDDEN_TOOL + word[len(core):] if core in hidden else word
 
 
-def _log(answer: dict[str, Any], result: RouteResult, request: RouteRequest, data: dict[str, Any], caller: Caller,
-         endpoint: str) -> None:
-    session_id = data.get("session_id")
+def _log(answer: dict[str, Any], result: RouteResult, asked: RouteQuery, caller: Caller, endpoint: str) -> None:
     usage.record_request(usage.RequestRecord(
         request_id=answer["request_id"], endpoint=endpoint, api_key_id=caller.api_key_id, client=caller.name,
-        toolset=data.get("toolset"), query=request.query, strategy=result.strategy.used,
+        toolset=asked.toolset, query=asked.query, strategy=result.strategy.used,
         confidence=result.strategy.confidence, fallback=result.strategy.fallback,
         categories=list(result.categories),
         results=[{"name": m.name, "rank": i + 1, "score": round(float(m.score), 4)} for i, m in enumerate(result.matches)],
         latency_ms=answer["latency_ms"], tokens_selected=result.tokens.selected,
-        tokens_catalog=result.tokens.catalog, tokens_saved=result.tokens.saved, session_id=session_id,
+        tokens_catalog=result.tokens.catalog, tokens_saved=result.tokens.saved, session_id=asked.session_id,
     ))

@@ -36,12 +36,15 @@ def try_query(request: HttpRequest) -> HttpResponse:
     form = TryQueryForm(request.GET or None)
     context = {**admin.site.each_context(request), "title": "Try a query", "form": form}
     if form.is_bound and form.is_valid():
-        data = {**form.cleaned_data, "explain": True}
-        data["toolset"] = data["toolset"].name if data["toolset"] else None
-        if data["mode"] == "threshold" and data["threshold"] is None:
-            data["threshold"] = None  # the engine's documented default for the strategy
+        data = form.cleaned_data
+        # In threshold mode without a threshold, the engine's documented default for the strategy applies.
+        asked = services.RouteQuery(
+            query=data["query"], strategy=data["strategy"], mode=data["mode"], limit=data["limit"],
+            threshold=data["threshold"], toolset=data["toolset"].name if data["toolset"] else None,
+            format=data["format"], include_core=data["include_core"], explain=True,
+        )
         try:
-            outcome = services.route_request(data, services.Caller(name=f"admin:{request.user.get_username()}"),
+            outcome = services.route_request(asked, caller=services.Caller(name=f"admin:{request.user.get_username()}"),
                                              endpoint="admin", log=False)
         except services.RouteInputError as exc:
             form.add_error(None, exc.message)

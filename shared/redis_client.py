@@ -13,20 +13,19 @@ stamp is the one it saw before it read the copy from the database:
 - without Redis, readers read the database every time.
 
 An API request reads the stamps once, at its start, in the same round trip as its rate check
-(api/auth.py); later readers in the same request find them with `stamp_seen`.
+(api/auth.py), and hands what it read to the readers later in the request as a parameter (the
+catalog stamp goes to routing/live_index.py through the route service).
 """
 from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterator
 
 import redis
 from django.conf import settings
-from django.core.signals import request_started
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -71,27 +70,6 @@ def queue_stamp(pipe: redis.client.Pipeline, name: str) -> None:
     """Adds to `pipe` one command whose reply is the stamp `name` (bytes), created if missing."""
     # EVAL, not EVALSHA: a pipeline would first ask whether the script is loaded, a second round trip.
     pipe.eval(_STAMP_SCRIPT, 1, STAMP_PREFIX + name, secrets.token_hex(8), STAMP_TTL_SECONDS)
-
-
-_this_request = threading.local()
-
-
-def remember_stamps(stamps: dict[str, bytes]) -> None:
-    """The stamps this request read at its start, for readers later in the same request."""
-    _this_request.stamps = stamps
-
-
-def stamp_seen(name: str) -> bytes | None:
-    """The stamp `name` as this request read it, or None (no stamps read, or Redis unreachable)."""
-    return getattr(_this_request, "stamps", {}).get(name)
-
-
-def _forget_stamps(**kwargs) -> None:
-    # A new request must never see the stamps of the last one served by this thread.
-    _this_request.stamps = {}
-
-
-request_started.connect(_forget_stamps)
 
 
 def expire_stamp(name: str) -> None:

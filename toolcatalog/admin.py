@@ -8,7 +8,8 @@ STATUS_COLOURS = {EmbeddingStatus.READY: "#2e7d32", EmbeddingStatus.PENDING: "#b
 
 
 class EmbeddingAdminMixin:
-    """Embedding status and last error, read-only, plus the re-embed action."""
+    """Embedding status and last error, read-only, plus the re-embed action; a save schedules the
+    object's embedding (and its inline hypothetical queries') through the catalog services."""
 
     embedding_fields = ("embedding_status_badge", "embedding_model", "embedding_dimensions", "embedded_at", "embedding_error")
 
@@ -16,6 +17,15 @@ class EmbeddingAdminMixin:
     def embedding_status_badge(self, obj) -> str:
         colour = STATUS_COLOURS.get(obj.embedding_status, "inherit")
         return format_html('<span style="color:{};font-weight:600">{}</span>', colour, obj.get_embedding_status_display())
+
+    def save_model(self, request, obj, form, change) -> None:
+        services.save_and_schedule(obj)
+
+    def save_formset(self, request, form, formset, change) -> None:
+        super().save_formset(request, form, formset, change)
+        for obj in formset.new_objects + [changed for changed, _ in formset.changed_objects]:
+            if isinstance(obj, HypotheticalQuery):
+                services.schedule_embedding(obj)
 
     @admin.action(description="Re-embed selected")
     def reembed(self, request, queryset) -> None:

@@ -13,10 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from . import selectors, services
-from .interchange import FORMATS, InterchangeError, export_catalog
-
-EXPORT_FORMATS = ("toolcatalog/v1", "openai", "anthropic", "mcp")
+from . import services
+from .interchange import EXPORT_FORMATS, FORMATS
 EXPORT_FILENAMES = {"toolcatalog/v1": "catalog.toolcatalog-v1.json", "openai": "catalog.openai-tools.json",
                     "anthropic": "catalog.anthropic-tools.json", "mcp": "catalog.mcp-tools-list.json"}
 
@@ -56,7 +54,8 @@ def catalog_import(request: HttpRequest) -> HttpResponse:
         context["form"] = form = ImportForm(shown)
         form.is_valid()
         try:
-            context["report"] = services.import_any(data["text"], data["format"], server_name=data["server_name"],
+            context["report"] = services.import_any(data["text"], format=data["format"],
+                                                    server_name=data["server_name"],
                                                     dry_run=request.POST.get("action") != "import")
         except services.CatalogImportError as exc:
             form.add_error(None, f"Nothing was imported: {exc}")
@@ -69,10 +68,9 @@ def catalog_export(request: HttpRequest) -> HttpResponse:
     fmt = request.GET.get("format", "toolcatalog/v1")
     if fmt not in EXPORT_FORMATS:
         return HttpResponse(f"format must be one of {', '.join(EXPORT_FORMATS)}", status=400, content_type="text/plain")
-    document = selectors.export_catalog()
     try:
-        exported = document if fmt == "toolcatalog/v1" else export_catalog(document, fmt)
-    except InterchangeError as exc:
+        exported = services.export(format=fmt)
+    except services.CatalogExportError as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain")
     response = HttpResponse(json.dumps(exported, indent=2, ensure_ascii=False), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILENAMES[fmt]}"'

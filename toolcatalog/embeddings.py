@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
+
+from shared.lru import LRUCache
 
 
 class EmbeddingProviderError(Exception):
@@ -56,8 +57,7 @@ class LocalProvider:
         self.dimensions = dimensions
         self._model = None
         self._lock = threading.Lock()
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._remembered_texts = remembered_texts
+        self._recent: LRUCache[str, np.ndarray] = LRUCache(remembered_texts)
 
     def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -85,16 +85,12 @@ class LocalProvider:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        with self._lock:
-            known = {t: self._recent[t] for t in texts if t in self._recent}
+        known = self._recent.get_many(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            fresh = dict(zip(missing, self._encode(missing)))
+            fresh = dict(zip(missing, self._encode(missing), strict=True))
             known.update(fresh)
-            with self._lock:
-                self._recent.update(fresh)
-                while len(self._recent) > self._remembered_texts:
-                    self._recent.popitem(last=False)
+            self._recent.put_many(fresh)
         return np.vstack([known[t] for t in texts])
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -57,7 +57,7 @@ def toolset_tool_names(toolset: Toolset) -> set[str]:
     return names
 
 
-def export_catalog() -> dict[str, Any]:
+def catalog_document() -> dict[str, Any]:
     """The whole catalog as a toolcatalog/v1 document, parents before children."""
     categories = list(Category.objects.select_related("parent"))
     ordered: list[Category] = []

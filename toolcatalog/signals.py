@@ -1,29 +1,18 @@
-"""Every door into the catalog (admin, API, import, shell) ends in a save: react to it here."""
+"""Every door into the catalog (admin, API, import, shell) ends in a write: invalidate here.
+
+Signals only tell web processes that their routing index is stale (the catalog version and its
+stamp). Embeddings are scheduled by the service that saves (services.saving), not here.
+"""
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from . import services
 from .models import Category, HypotheticalQuery, Tool, Toolset
+from .services.versions import bump_catalog_version
 
 
 @receiver(post_save, sender=Tool)
-def tool_saved(sender, instance: Tool, **kwargs) -> None:
-    services.schedule_embedding(instance)
-    services.bump_catalog_version()
-
-
 @receiver(post_save, sender=Category)
-def category_saved(sender, instance: Category, **kwargs) -> None:
-    services.schedule_embedding(instance)
-    services.bump_catalog_version()
-
-
 @receiver(post_save, sender=HypotheticalQuery)
-def query_saved(sender, instance: HypotheticalQuery, **kwargs) -> None:
-    services.schedule_embedding(instance)
-    services.bump_catalog_version()
-
-
 @receiver(post_save, sender=Toolset)
 @receiver(post_delete, sender=Toolset)
 @receiver(post_delete, sender=Tool)
@@ -33,4 +22,4 @@ def query_saved(sender, instance: HypotheticalQuery, **kwargs) -> None:
 @receiver(m2m_changed, sender=Toolset.tools.through)
 @receiver(m2m_changed, sender=Toolset.categories.through)
 def catalog_changed(sender, **kwargs) -> None:
-    services.bump_catalog_version()
+    bump_catalog_version()

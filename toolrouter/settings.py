@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "usage",
     "routing",
     "api",
+    "gateway",
 ]
 
 MIDDLEWARE = [

@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from api.proxy_views import ChatCompletionsView, MessagesView
+from gateway.urls import api_urlpatterns as gateway_api_urls
+from gateway.urls import proxy_urlpatterns
 from routing.try_query import try_query
 from toolcatalog.admin_import import catalog_export, catalog_import
 
@@ -18,9 +19,9 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/", include("api.urls")),
+    path("api/v1/", include(gateway_api_urls)),
     # The OpenAI/Anthropic-compatible proxy: a client only changes its base_url.
-    path("v1/chat/completions", ChatCompletionsView.as_view(), name="proxy-chat-completions"),
-    path("v1/messages", MessagesView.as_view(), name="proxy-messages"),
+    *proxy_urlpatterns,
 ]
 
 handler400 = "api.errors.json_400"

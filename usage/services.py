@@ -359,7 +359,8 @@ class UnknownRequest(Exception):
     """No request with this id was made with this API key."""
 
 
-def record_feedback(request_id: str, used_tools: list[str], success: bool | None, api_key_id: int | None) -> Feedback:
+def record_feedback(*, request_id: str, used_tools: list[str], success: bool | None,
+                    api_key_id: int | None) -> Feedback:
     """Compare what the agent called with what the request offered; a second report replaces the first."""
     logged = _find_request(request_id)
     if logged is None or logged["api_key_id"] != api_key_id:

@@ -76,8 +76,8 @@ def test_dry_run_reports_without_writing() -> None:
 
 def test_export_then_import_into_an_empty_catalog_gives_the_same_catalog() -> None:
     services.import_catalog(demo_document())
-    exported = selectors.export_catalog()
+    exported = selectors.catalog_document()
     Tool.objects.all().delete()
     Category.objects.all().delete()
     services.import_catalog(exported)
-    assert selectors.export_catalog() == exported
+    assert selectors.catalog_document() == exported

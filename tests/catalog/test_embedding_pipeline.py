@@ -1,8 +1,10 @@
-"""A save anywhere gets a `ready` embedding from a real worker, without waiting for it."""
+"""A save through the catalog services (admin, API, import) gets a `ready` embedding from a real
+worker, without waiting for it."""
 import pytest
 
 from tests.support.worker import wait_for
 from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
+from toolcatalog.services import save_validated
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("local_worker")]
 
@@ -41,22 +43,22 @@ def test_tool_saved_in_the_admin_gets_a_ready_embedding(admin_client_logged_in) 
 
 
 def test_unchanged_save_enqueues_nothing_and_a_change_reembeds() -> None:
-    tool = Tool.objects.create(name="search_web", description="Search the web")
+    tool = save_validated(Tool(name="search_web", description="Search the web"))
     assert wait_for(lambda: status_of(tool) == EmbeddingStatus.READY, timeout=60)
     first_embedded_at = tool.embedded_at
-    tool.save()
+    save_validated(tool)
     assert status_of(tool) == EmbeddingStatus.READY  # no pending round trip
     tool.usage_hint = "hints are not part of the embedded text"
-    tool.save()
+    save_validated(tool)
     assert status_of(tool) == EmbeddingStatus.READY
     assert tool.embedded_at == first_embedded_at
     tool.description = "Search the internet for pages"
-    tool.save()
+    save_validated(tool)
     assert status_of(tool) == EmbeddingStatus.PENDING
     assert wait_for(lambda: status_of(tool) == EmbeddingStatus.READY, timeout=30)
     assert tool.embedded_at > first_embedded_at
 
 
 def test_categories_are_embedded_too() -> None:
-    category = Category.objects.create(name="music", description="Play songs", keywords=["song", "album"])
+    category = save_validated(Category(name="music", description="Play songs", keywords=["song", "album"]))
     assert wait_for(lambda: Category.objects.get(pk=category.pk).embedding_status == EmbeddingStatus.READY, timeout=60)

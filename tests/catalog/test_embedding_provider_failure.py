@@ -33,7 +33,7 @@ def refreshed(tool: Tool) -> Tool:
 def test_failing_provider_leaves_the_tool_saved_and_its_embedding_failed_then_recovers(settings, fake_openai) -> None:
     fake_openai.fail_with = 500
     with celery_worker(openai_settings(settings, fake_openai)):
-        tool = Tool.objects.create(name="play_music", description="Play a song")
+        tool = services.save_validated(Tool(name="play_music", description="Play a song"))
         assert Tool.objects.filter(name="play_music").exists()
         assert wait_for(lambda: refreshed(tool).embedding_status == EmbeddingStatus.FAILED, timeout=30)
         assert "500" in tool.embedding_error or "injected failure" in tool.embedding_error

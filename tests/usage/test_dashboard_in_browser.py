@@ -31,7 +31,7 @@ def usage_data(django_user_model) -> None:
     usage.record_request(make_record(request_id="xss", api_key_id=key.pk, client=key.name, query=MARKUP,
                                      results=[], confidence=None))
     usage.drain_request_buffer()
-    usage.record_feedback("b-1", ["play_music", "get_weather"], True, key.pk)
+    usage.record_feedback(request_id="b-1", used_tools=["play_music", "get_weather"], success=True, api_key_id=key.pk)
 
 
 def _note_console_error(msg, problems: list[str]) -> None:

@@ -35,7 +35,7 @@ def traffic() -> None:
     for record in records:
         usage.record_request(record)
     usage.drain_request_buffer()
-    usage.record_feedback("d", ["get_weather", "get_forecast"], True, None)
+    usage.record_feedback(request_id="d", used_tools=["get_weather", "get_forecast"], success=True, api_key_id=None)
     Feedback.objects.filter(request_id="d").update(created_at=at("2026-03-09 08:01"))
 
 

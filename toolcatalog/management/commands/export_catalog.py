@@ -3,24 +3,21 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from toolcatalog import selectors
-from toolcatalog.interchange import InterchangeError, export_catalog
-
-FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp"]
+from toolcatalog import services
+from toolcatalog.interchange import EXPORT_FORMATS
 
 
 class Command(BaseCommand):
     help = "Print (or write to --output) the catalog as toolcatalog/v1, OpenAI, Anthropic or MCP tools."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--format", choices=FORMATS, default="toolcatalog/v1")
+        parser.add_argument("--format", choices=EXPORT_FORMATS, default="toolcatalog/v1")
         parser.add_argument("--output", type=Path, help="write to this file instead of standard output")
 
     def handle(self, *args, format: str, output: Path | None, **options) -> None:
-        document = selectors.export_catalog()
         try:
-            exported = document if format == "toolcatalog/v1" else export_catalog(document, format)
-        except InterchangeError as exc:
+            exported = services.export(format=format)
+        except services.CatalogExportError as exc:
             raise CommandError(str(exc)) from exc
         text = json.dumps(exported, indent=2, ensure_ascii=False)
         if output is None:

@@ -26,7 +26,7 @@ class Command(BaseCommand):
             self.stdout.write("catalog is not empty; nothing imported")
             return
         try:
-            report = services.import_any(file.read_bytes(), format, server_name=server_name, dry_run=dry_run)
+            report = services.import_any(file.read_bytes(), format=format, server_name=server_name, dry_run=dry_run)
         except OSError as exc:
             raise CommandError(f"{file}: {exc}") from exc
         except services.CatalogImportError as exc:

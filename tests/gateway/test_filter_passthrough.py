@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from tests.interop.requests_shapes import openai_body, post_filter
+from tests.gateway.requests_shapes import openai_body, post_filter
 from tests.support.openai_server import FakeOpenAI
 
 

@@ -12,18 +12,20 @@ import json
 import logging
 
 from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from routing import filter_gateway, proxy
+from api.auth import ApiKeyUser, current_key
+from api.errors import ApiError
+from api.schema import ANY_OBJECT
+from api.services import hash_key, touch_last_used
 
-from .auth import ApiKeyUser, current_key
-from .errors import ApiError
-from .filter_views import IgnoreAccept, filter_options, raw_body, run_filter
-from .services import hash_key, touch_last_used
-from .schema import ANY_OBJECT
+from . import filtering as filter_gateway
+from . import proxy
+from .views_filter import IgnoreAccept, filter_options, outcome_headers, raw_body, run_filter
 
 logger = logging.getLogger(__name__)
 
@@ -39,14 +41,14 @@ class ProxyKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate(self, request):
         for header, value in self._candidates(request):
-            api_key, rate_answer = current_key(hash_key(value))
-            if api_key is None or api_key.revoked:
+            found = current_key(hash_key(value))
+            if found.api_key is None or found.api_key.revoked:
                 if header == KEY_HEADER.lower():
                     raise exceptions.AuthenticationFailed(f"The {KEY_HEADER} key is unknown or revoked.")
                 continue  # the client's upstream key, not ours
-            touch_last_used(api_key)
+            touch_last_used(found.api_key)
             request._request.our_key_header = None if header == KEY_HEADER.lower() else header
-            return ApiKeyUser(api_key, rate_answer), api_key
+            return ApiKeyUser(found), found.api_key
         raise exceptions.AuthenticationFailed(
             f"Send your toolrouter key in {KEY_HEADER}, or as 'Authorization: Bearer <key>' / 'x-api-key'.")
 
@@ -112,6 +114,15 @@ def _response(reply: proxy.UpstreamReply, outcome: filter_gateway.FilterOutcome)
         response["X-Accel-Buffering"] = "no"  # nginx: pass events on as they come
     else:
         response = HttpResponse(reply.content, status=reply.status, content_type=reply.content_type)
-    for name, value in {**reply.headers, **outcome.headers()}.items():
+    for name, value in {**reply.headers, **outcome_headers(outcome)}.items():
         response[name] = value
     return response
+
+
+class ProxyKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "gateway.views_proxy.ProxyKeyAuthentication"
+    name = "ProxyKey"
+
+    def get_security_definition(self, auto_schema) -> dict:
+        return {"type": "apiKey", "in": "header", "name": "X-Toolrouter-Key",
+                "description": "Or our key as the usual Authorization: Bearer / x-api-key credential."}

@@ -2,7 +2,7 @@
 import json
 
 from api.models import ApiKey
-from tests.interop.requests_shapes import FUNCTIONS, names, openai_tools, post_filter
+from tests.gateway.requests_shapes import FUNCTIONS, names, openai_tools, post_filter
 from tests.support.catalog import api_client
 
 CUSTOM = {"input": {"prompt": "book me a flight to Lisbon"},

@@ -4,7 +4,7 @@ from typing import Iterator
 
 import pytest
 
-from routing import filter_gateway
+from gateway import filtering as filter_gateway
 
 
 @pytest.fixture(autouse=True)

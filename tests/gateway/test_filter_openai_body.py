@@ -1,7 +1,7 @@
 """An OpenAI chat-completions body: the same body back with the relevant tools, most relevant first."""
 import json
 
-from tests.interop.requests_shapes import names, openai_body, openai_tools, post_filter
+from tests.gateway.requests_shapes import names, openai_body, openai_tools, post_filter
 
 
 def test_keeps_the_relevant_tools_first_and_the_rest_of_the_body(db, route_client) -> None:

@@ -17,29 +17,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
-import redis
 from django.conf import settings
 from django.db import DatabaseError
 
-from engine import NameMap
-from engine import RoutingIndex
-from engine import route
-from engine import tool_embedding_text
-from engine import count_text, definition_json
-from engine import CatalogSnapshot, RouteRequest, ToolEntry
+from engine import (CatalogSnapshot, NameMap, RouteRequest, RoutingIndex, ToolEntry, count_text, definition_json,
+                    route, tool_embedding_text)
+from routing.query_embeddings import query_embedder
+from shared.lru import LRUCache
+from shared.messages import content_text
+from shared.vector_cache import VectorCache
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider
 from toolcatalog.models import EmbeddingStatus, HypotheticalQuery, Tool
 from toolcatalog.selectors import catalog_version
-from shared.redis_client import get_redis
-
-from .query_embeddings import query_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +42,6 @@ DEFAULT_TOP_K = 5  # seed 004's default
 FILTER_STRATEGIES = ("auto", "bm25", "vector", "hybrid")
 # Seed 004's order: the first non-empty of these is the tool's description.
 DESCRIPTION_FIELDS = (("description",), ("desc",), ("summary",), ("info",), ("function", "description"))
-TEXT_PART_TYPES = ("text", "input_text")
 
 
 class FilterInputError(Exception):
@@ -89,18 +81,6 @@ class FilterOutcome:
     @property
     def tokens_saved(self) -> int:
         return max(0, self.tokens_before - self.tokens_after)
-
-    def headers(self) -> dict[str, str]:
-        out = {
-            "X-Toolrouter-Tools-Before": str(self.tools_before),
-            "X-Toolrouter-Tools-After": str(self.tools_after),
-            "X-Toolrouter-Tokens-Saved": str(self.tokens_saved),
-        }
-        if self.passthrough:
-            out["X-Toolrouter-Passthrough"] = self.passthrough
-        if self.strategy:
-            out["X-Toolrouter-Strategy"] = self.strategy
-        return out
 
 
 # --------------------------------------------------------------------------
@@ -144,19 +124,22 @@ def _number(values: Mapping[str, str], name: str, kind: type, low: float, high: 
     return value
 
 
-@lru_cache(maxsize=256)
-def _parse_path(path: str) -> Any:
-    from jsonpath_ng.ext import parse
-
-    return parse(path)
+_compiled_paths: LRUCache[str, Any] = LRUCache(256)
 
 
 def compiled_path(path: str, what: str) -> Any:
+    compiled = _compiled_paths.get(path)
+    if compiled is not None:
+        return compiled
+    from jsonpath_ng.ext import parse
+
     try:
-        return _parse_path(path)
+        compiled = parse(path)
     except Exception as exc:  # noqa: BLE001 - the JSONPath parser raises several types
         raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {exc}",
                                {what: path}) from None
+    _compiled_paths.put(path, compiled)
+    return compiled
 
 
 # --------------------------------------------------------------------------
@@ -174,17 +157,6 @@ def load_body(raw: bytes) -> Any:
     return body
 
 
-def query_text(value: Any) -> str:
-    """Text from a string, or from a list of content parts (OpenAI and Anthropic shapes)."""
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, list):
-        return "\n".join(t for t in (query_text(part) for part in value) if t)
-    if isinstance(value, dict) and value.get("type", "text") in TEXT_PART_TYPES:
-        return query_text(value.get("text"))
-    return ""
-
-
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
     """The first match of the tools path and its list, or (None, None) when there is none."""
     matches = compiled_path(options.tools_path, "tools_path").find(body)
@@ -199,7 +171,7 @@ def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | No
 
 def find_query(body: dict, options: FilterOptions) -> str:
     matches = compiled_path(options.query_path, "query_path").find(body)
-    return "\n".join(t for t in (query_text(m.value) for m in matches) if t)
+    return "\n".join(t for t in (content_text(m.value) for m in matches) if t)
 
 
 def tool_name(tool: dict) -> str:
@@ -253,7 +225,7 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
     result = route(index.routing, _route_request(query, options, len(tools)), embed_query=query_embedder(provider))
-    if result.strategy.fallback and _embedding_failed(result.strategy.reason):
+    if result.strategy.embedding_unavailable:  # seed 004: pass the request through
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
     kept = [tools[index.positions[name]] for name in result.names]
@@ -270,11 +242,6 @@ def _route_request(query: str, options: FilterOptions, n_tools: int) -> RouteReq
                         strategy=options.strategy, include_core=False, format="names")  # type: ignore[arg-type]
 
 
-def _embedding_failed(reason: str) -> bool:
-    """The engine fell back to BM25 because the query could not be embedded (seed 004: pass through)."""
-    return "query embedding failed" in reason or "no query embedder" in reason
-
-
 # --------------------------------------------------------------------------
 # the per-tool-list index, cached
 # --------------------------------------------------------------------------
@@ -284,8 +251,7 @@ class ToolListIndex:
     positions: dict[str, int]  # engine key -> position in the request's tools list
 
 
-_indexes: OrderedDict[str, ToolListIndex] = OrderedDict()
-_indexes_lock = threading.Lock()
+_indexes: LRUCache[str, ToolListIndex] = LRUCache(settings.FILTER_INDEX_CACHE_SIZE)
 
 
 def tool_index(tools: list[dict], provider: EmbeddingProvider, *, with_vectors: bool) -> ToolListIndex:
@@ -293,16 +259,11 @@ def tool_index(tools: list[dict], provider: EmbeddingProvider, *, with_vectors: 
     version = _catalog_version()
     canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     key = hashlib.sha256(f"{provider.model_id}\n{version}\n{with_vectors}\n{canonical}".encode()).hexdigest()
-    with _indexes_lock:
-        cached = _indexes.get(key)
-        if cached is not None:
-            _indexes.move_to_end(key)
-            return cached
+    cached = _indexes.get(key)
+    if cached is not None:
+        return cached
     built = _build_index(tools, provider, with_vectors, version)
-    with _indexes_lock:
-        _indexes[key] = built
-        while len(_indexes) > settings.FILTER_INDEX_CACHE_SIZE:
-            _indexes.popitem(last=False)
+    _indexes.put(key, built)
     return built
 
 
@@ -376,42 +337,24 @@ def _catalog_queries(keys: list[str], model_id: str) -> dict[str, tuple[list[str
 
 
 class ToolVectorCache:
-    """Tool-text vectors by content hash: process memory, then Redis, then one provider call."""
+    """Tool-text vectors by content hash: the shared two-level cache, then one provider call."""
 
     def __init__(self, memory_items: int = 20_000) -> None:
-        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._memory_items = memory_items
-        self._lock = threading.Lock()
+        self._cache = VectorCache("toolrouter:temb:", memory_items)
 
-    @staticmethod
-    def key(model_id: str, text: str) -> str:
-        return "toolrouter:temb:" + hashlib.sha256(f"{model_id}\n{text}".encode()).hexdigest()
+    def key(self, model_id: str, text: str) -> str:
+        return self._cache.key(model_id, text)
 
     def vectors(self, texts: list[str], provider: EmbeddingProvider) -> list[np.ndarray]:
         keys = [self.key(provider.model_id, t) for t in texts]
-        found = self._from_memory(keys)
-        found.update(self._from_redis([k for k in keys if k not in found]))
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        found = self._cache.get_many(keys)
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if missing:
-            fresh = dict(zip((self.key(provider.model_id, t) for t in missing), self._embed(missing, provider)))
-            self._store(fresh)
+            fresh = dict(zip((self.key(provider.model_id, t) for t in missing), self._embed(missing, provider),
+                             strict=True))
+            self._cache.put_many(fresh, ttl_seconds=settings.FILTER_TOOL_EMBEDDING_CACHE_SECONDS)
             found.update(fresh)
         return [found[k] for k in keys]
-
-    def _from_memory(self, keys: list[str]) -> dict[str, np.ndarray]:
-        with self._lock:
-            return {k: self._memory[k] for k in keys if k in self._memory}
-
-    def _from_redis(self, keys: list[str]) -> dict[str, np.ndarray]:
-        if not keys:
-            return {}
-        try:
-            values = get_redis().mget(keys)
-        except redis.RedisError:
-            return {}  # no shared cache while Redis is away; the provider still answers
-        found = {k: np.frombuffer(v, dtype=np.float32) for k, v in zip(keys, values) if v is not None}
-        self._remember(found)
-        return found
 
     def _embed(self, texts: list[str], provider: EmbeddingProvider) -> np.ndarray:
         # The route's circuit breaker: a provider that keeps failing is not called on every request.
@@ -428,27 +371,8 @@ class ToolVectorCache:
         breaker.succeeded()
         return vectors.astype(np.float32)
 
-    def _store(self, fresh: dict[str, np.ndarray]) -> None:
-        self._remember(fresh)
-        try:
-            with get_redis().pipeline(transaction=False) as pipe:
-                for key, vector in fresh.items():
-                    pipe.set(key, vector.tobytes(), ex=settings.FILTER_TOOL_EMBEDDING_CACHE_SECONDS)
-                pipe.execute()
-        except redis.RedisError:
-            pass
-
-    def _remember(self, found: dict[str, np.ndarray]) -> None:
-        with self._lock:
-            for key, vector in found.items():
-                self._memory[key] = vector
-                self._memory.move_to_end(key)
-            while len(self._memory) > self._memory_items:
-                self._memory.popitem(last=False)
-
     def clear(self) -> None:
-        with self._lock:
-            self._memory.clear()
+        self._cache.clear_memory()
 
 
 tool_vector_cache = ToolVectorCache()
@@ -456,6 +380,5 @@ tool_vector_cache = ToolVectorCache()
 
 def clear_process_caches() -> None:
     """Forget this process's indexes and vectors (Redis keeps its copies); for tests and reloads."""
-    with _indexes_lock:
-        _indexes.clear()
+    _indexes.clear()
     tool_vector_cache.clear()

@@ -13,10 +13,10 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from routing import filter_gateway
+from api.errors import ApiError
+from api.schema import ANY_OBJECT
 
-from .errors import ApiError
-from .schema import ANY_OBJECT
+from . import filtering as filter_gateway
 
 
 class IgnoreAccept(BaseContentNegotiation):
@@ -58,6 +58,20 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
         raise ApiError(400, exc.code, exc.message, exc.details) from exc
 
 
+def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
+    """What the filter did, for the caller: X-Toolrouter-* answer headers."""
+    headers = {
+        "X-Toolrouter-Tools-Before": str(outcome.tools_before),
+        "X-Toolrouter-Tools-After": str(outcome.tools_after),
+        "X-Toolrouter-Tokens-Saved": str(outcome.tokens_saved),
+    }
+    if outcome.passthrough:
+        headers["X-Toolrouter-Passthrough"] = outcome.passthrough
+    if outcome.strategy:
+        headers["X-Toolrouter-Strategy"] = outcome.strategy
+    return headers
+
+
 def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gateway.FilterOutcome:
     try:
         return filter_gateway.filter_request(raw, options)
@@ -80,6 +94,6 @@ class FilterView(APIView):
         outcome = run_filter(raw_body(request._request), options)
         content_type = "application/json" if outcome.body.strip() else request.content_type or "application/json"
         response = HttpResponse(outcome.body, content_type=content_type)
-        for name, value in outcome.headers().items():
+        for name, value in outcome_headers(outcome).items():
             response[name] = value
         return response

@@ -43,7 +43,7 @@ def without_provenance(document: dict) -> dict:
 @pytest.fixture
 def demo(db) -> dict:
     load_demo_catalog(embed=False)
-    return selectors.export_catalog()
+    return selectors.catalog_document()
 
 
 def api_round_trip(fmt: str) -> dict:
@@ -52,7 +52,7 @@ def api_round_trip(fmt: str) -> dict:
     empty_the_catalog()
     report = client.post("/api/v1/catalog/import", {"document": exported}, format="json").json()
     assert report["counts"]["rejected"] == 0, report["rejected"]
-    return selectors.export_catalog()
+    return selectors.catalog_document()
 
 
 def command_round_trip(fmt: str, tmp_path) -> dict:
@@ -62,7 +62,7 @@ def command_round_trip(fmt: str, tmp_path) -> dict:
     out = StringIO()
     call_command("import_catalog", str(path), stdout=out, stderr=StringIO())
     assert json.loads(out.getvalue())["rejected"] == 0
-    return selectors.export_catalog()
+    return selectors.catalog_document()
 
 
 def test_v1_through_the_api_gives_the_same_catalog(demo) -> None:

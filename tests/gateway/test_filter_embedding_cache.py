@@ -4,8 +4,8 @@ import uuid
 
 import pytest
 
-from routing import filter_gateway
-from tests.interop.requests_shapes import FUNCTIONS, openai_body, openai_tools, post_filter
+from gateway import filtering as filter_gateway
+from tests.gateway.requests_shapes import FUNCTIONS, openai_body, openai_tools, post_filter
 from tests.support.openai_server import FakeOpenAI
 from shared.redis_client import get_redis
 

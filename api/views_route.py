@@ -9,9 +9,11 @@ from rest_framework.views import APIView
 from routing import services
 from routing.meta_tool import tool_search_definition
 
+from .auth import catalog_stamp_of
 from .errors import ApiError
-from .schema import DefinitionResponseSerializer, RouteResponseSerializer, ToolSearchResponseSerializer, with_errors
-from .serializers import RouteRequestSerializer, ToolSearchRequestSerializer
+from .schema import with_errors
+from .serializers_route import (DefinitionResponseSerializer, RouteRequestSerializer, RouteResponseSerializer,
+                                ToolSearchRequestSerializer, ToolSearchResponseSerializer)
 
 
 def caller_of(request: Request) -> services.Caller:
@@ -19,9 +21,10 @@ def caller_of(request: Request) -> services.Caller:
     return services.Caller(api_key_id=api_key.pk, name=api_key.name, bound_toolset_id=api_key.toolset_id)
 
 
-def routed(data: dict, request: Request, endpoint: str):
+def routed(asked: services.RouteQuery, request: Request, endpoint: str) -> services.Routed:
     try:
-        return services.route_request(data, caller_of(request), endpoint=endpoint)
+        return services.route_request(asked, caller=caller_of(request), catalog_stamp=catalog_stamp_of(request),
+                                      endpoint=endpoint)
     except services.RouteInputError as exc:
         raise ApiError(400, exc.code, exc.message, exc.details) from exc
 
@@ -34,7 +37,8 @@ class RouteView(APIView):
     def post(self, request: Request) -> Response:
         serializer = RouteRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return Response(routed(serializer.validated_data, request, "route").answer)
+        data = {k: v for k, v in serializer.validated_data.items() if k != "messages"}  # turned into `query`
+        return Response(routed(services.RouteQuery(**data), request, "route").answer)
 
 
 class ToolSearchView(APIView):
@@ -47,8 +51,7 @@ class ToolSearchView(APIView):
     def post(self, request: Request) -> Response:
         serializer = ToolSearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = {**serializer.validated_data, "format": "names"}
-        outcome = routed(data, request, "tool_search")
+        outcome = routed(services.RouteQuery(**serializer.validated_data, format="names"), request, "tool_search")
         answer = outcome.answer
         body = {
             "tools": [{"name": m["name"], "description": description, "hint": m["hint"]}

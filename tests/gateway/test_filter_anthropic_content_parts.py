@@ -1,7 +1,7 @@
 """An Anthropic messages body whose text comes as a list of content parts."""
 import json
 
-from tests.interop.requests_shapes import anthropic_body, anthropic_tools, names, post_filter
+from tests.gateway.requests_shapes import anthropic_body, anthropic_tools, names, post_filter
 
 
 def test_text_parts_are_the_query(db, route_client) -> None:
@@ -27,7 +27,7 @@ def test_several_text_parts_and_other_parts_mixed(db, route_client) -> None:
 
 
 def test_openai_content_parts_work_the_same(db, route_client) -> None:
-    from tests.interop.requests_shapes import openai_body
+    from tests.gateway.requests_shapes import openai_body
 
     body = openai_body("")
     body["messages"][-1]["content"] = [{"type": "text", "text": "play some jazz music"}]

@@ -1,7 +1,7 @@
 """TOP_K and THRESHOLD, on the route endpoint's 0-1 scale."""
 import json
 
-from tests.interop.requests_shapes import names, openai_body, post_filter
+from tests.gateway.requests_shapes import names, openai_body, post_filter
 
 
 def test_top_k_keeps_k_most_relevant_first(db, route_client) -> None:

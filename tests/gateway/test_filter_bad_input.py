@@ -2,7 +2,7 @@
 import pytest
 
 from api.models import ApiKey
-from tests.interop.requests_shapes import openai_body, post_filter
+from tests.gateway.requests_shapes import openai_body, post_filter
 from tests.support.catalog import api_client
 
 

@@ -8,15 +8,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from toolcatalog import selectors, services
-from toolcatalog.interchange import export_catalog
+from toolcatalog import services
+from toolcatalog.interchange import EXPORT_FORMATS
 from toolcatalog.models import Category, Tool, Toolset
 
-from .catalog_serializers import CategorySerializer, ImportRequestSerializer, ToolSerializer, ToolsetSerializer
 from .errors import ApiError
-from .schema import ANY_JSON, ImportReportSerializer, with_errors
-
-EXPORT_FORMATS = ("toolcatalog/v1", "openai", "anthropic", "mcp")
+from .schema import ANY_JSON, with_errors
+from .serializers_catalog import (CategorySerializer, ImportReportSerializer, ImportRequestSerializer,
+                                  ToolSerializer, ToolsetSerializer)
 
 
 class CatalogViewSet(viewsets.ModelViewSet):
@@ -57,7 +56,7 @@ class CatalogImportView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
-            report = services.import_any(data["document"], data["format"], server_name=data["server_name"],
+            report = services.import_any(data["document"], format=data["format"], server_name=data["server_name"],
                                          dry_run=data["dry_run"])
         except services.CatalogImportError as exc:
             raise ApiError(400, "invalid_catalog", str(exc), {"format": data["format"]}) from exc
@@ -71,7 +70,7 @@ class CatalogExportView(APIView):
                    responses=with_errors(ANY_JSON), summary="Export the catalog")
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "toolcatalog/v1")
-        if fmt not in EXPORT_FORMATS:
-            raise ApiError(400, "invalid_request", f"format must be one of {', '.join(EXPORT_FORMATS)}.", {"format": fmt})
-        document = selectors.export_catalog()
-        return Response(document if fmt == "toolcatalog/v1" else export_catalog(document, fmt))
+        try:
+            return Response(services.export(format=fmt))
+        except services.CatalogExportError as exc:
+            raise ApiError(400, "invalid_request", str(exc), {"format": fmt}) from exc

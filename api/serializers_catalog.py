@@ -1,4 +1,5 @@
-"""Catalog management: tools, categories and toolsets by name, validated as everywhere else."""
+"""Catalog management (tools, categories and toolsets by name, validated as everywhere else) and
+catalog import: what each endpoint takes and answers."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,10 +7,11 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from shared.fields import unknown_field_errors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
-from .serializers import StrictSerializer
+from .serializers_base import StrictSerializer
 
 
 class ModelValidatingSerializer(serializers.ModelSerializer):
@@ -18,9 +20,10 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, dict):
             raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
-        unknown = sorted(set(data) - {name for name, f in self.fields.items() if not f.read_only})
+        writable = [name for name, f in self.fields.items() if not f.read_only]
+        unknown = unknown_field_errors(data, writable, "Unknown or read-only field.")
         if unknown:
-            raise serializers.ValidationError({name: ["Unknown or read-only field."] for name in unknown})
+            raise serializers.ValidationError(unknown)
         return super().to_internal_value(data)
 
     def _save(self, instance, validated_data: dict) -> Any:
@@ -90,3 +93,13 @@ class ImportRequestSerializer(StrictSerializer):
                                      required=False, allow_null=True, default=None)
     server_name = serializers.CharField(required=False, allow_null=True, max_length=128, default=None)
     dry_run = serializers.BooleanField(required=False, default=False)
+
+
+class ImportReportSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    created = serializers.ListField(child=serializers.CharField())
+    updated = serializers.ListField(child=serializers.CharField())
+    unchanged = serializers.ListField(child=serializers.CharField())
+    rejected = serializers.ListField(child=serializers.DictField())

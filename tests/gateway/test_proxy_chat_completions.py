@@ -4,8 +4,8 @@ and the upstream's answer back unchanged, streamed as it arrives."""
 import httpx2 as httpx
 from openai import OpenAI
 
-from tests.interop.proxy_support import last_upstream_request, our_key, upstream  # noqa: F401 - fixtures
-from tests.interop.requests_shapes import openai_body, openai_tools
+from tests.gateway.proxy_support import last_upstream_request, our_key, upstream  # noqa: F401 - fixtures
+from tests.gateway.requests_shapes import openai_body, openai_tools
 
 pytestmark = __import__("pytest").mark.django_db(transaction=True)
 

@@ -1,234 +1,24 @@
-"""Writes to the catalog: saving, importing, and keeping embeddings and the version current."""
+"""Importing a catalog: a document in any supported format in, a report of what changed out.
+
+The one service behind the three doors (API, `manage.py import_catalog`, the admin's page).
+"""
 from __future__ import annotations
 
-import logging
-import threading
-from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any, Iterable
+from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import F
-from django.utils import timezone
 
-from engine import category_embedding_text, text_hash, tool_embedding_text
-from shared.redis_client import CATALOG_STAMP, changing
+from engine import NameMap
 
-from . import validation
-from .embeddings import get_provider
-from .models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, QuerySource, Tool, empty_parameters
-
-logger = logging.getLogger(__name__)
-
-EMBEDDED_MODELS: dict[str, type[models.Model]] = {
-    "tool": Tool,
-    "category": Category,
-    "query": HypotheticalQuery,
-}
-
-
-def kind_of(obj: models.Model) -> str:
-    for kind, model in EMBEDDED_MODELS.items():
-        if isinstance(obj, model):
-            return kind
-    raise TypeError(f"{type(obj).__name__} has no embedding")
-
-
-# --- catalog version --------------------------------------------------------------------------
-
-def bump_catalog_version() -> None:
-    """Tell every web process that its routing index is stale.
-
-    The bump is part of the change's own transaction: readers see the new version
-    exactly when they can see the change, never before and never without it. Around
-    it, the catalog stamp in Redis is replaced (before, and again once committed), so
-    processes that skip the version read while the stamp holds read it on their next
-    request (routing/live_index.py).
-    """
-    with changing(CATALOG_STAMP):
-        updated = CatalogVersion.objects.filter(pk=1).update(version=F("version") + 1, changed_at=timezone.now())
-        if not updated:
-            CatalogVersion.objects.get_or_create(pk=1, defaults={"version": 1})
-
-
-# --- embedding scheduling ---------------------------------------------------------------------
-
-def embedding_text(obj: models.Model) -> str:
-    if isinstance(obj, Tool):
-        category = obj.category.name if obj.category_id else None
-        return tool_embedding_text(obj.name, obj.description, category, obj.parameters)
-    if isinstance(obj, Category):
-        # The engine adds the category's tools' vectors at query time, so a new tool
-        # does not make the category's own vector stale.
-        return category_embedding_text(obj.name, obj.description, obj.keywords)
-    if isinstance(obj, HypotheticalQuery):
-        return obj.text
-    raise TypeError(f"{type(obj).__name__} has no embedding")
-
-
-def embedding_is_current(obj: models.Model, text: str, model_id: str) -> bool:
-    return (
-        obj.embedding_status == EmbeddingStatus.READY
-        and obj.embedding_text_hash == text_hash(text)
-        and obj.embedding_model == model_id
-    )
-
-
-class _EmbeddingQueue(threading.local):
-    """Ids waiting for the current transaction to commit, so an import of 10,000 tools
-    sends a few hundred batched tasks instead of 10,000 single ones. Every schedule
-    registers a flush; the first flush after the commit drains, the others find nothing.
-    Ids left by a rolled-back transaction go out with the next flush and are skipped
-    by the task, which finds no such row."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, set[int]] = defaultdict(set)
-
-
-_queue = _EmbeddingQueue()
-
-
-def schedule_embedding(obj: models.Model) -> bool:
-    """Queue `obj` for embedding unless its vector already matches its text and model."""
-    text = embedding_text(obj)
-    if embedding_is_current(obj, text, get_provider().model_id):
-        return False
-    kind = kind_of(obj)
-    type(obj).objects.filter(pk=obj.pk).update(
-        embedding_status=EmbeddingStatus.PENDING, embedding_requested_at=timezone.now()
-    )
-    _queue.ids[kind].add(obj.pk)
-    transaction.on_commit(_flush_embedding_queue)
-    return True
-
-
-def _flush_embedding_queue() -> None:
-    pending, _queue.ids = _queue.ids, defaultdict(set)
-    for kind, ids in pending.items():
-        enqueue_embedding(kind, sorted(ids))
-
-
-def enqueue_embedding(kind: str, ids: list[int]) -> None:
-    """Send embedding tasks; a broker outage leaves the rows pending for the beat task to retry."""
-    from .tasks import embed_objects
-
-    batch = settings.EMBEDDING_BATCH_SIZE
-    for start in range(0, len(ids), batch):
-        try:
-            embed_objects.delay(kind, ids[start:start + batch])
-        except Exception:  # noqa: BLE001 - the save already succeeded; the beat task requeues
-            logger.warning("could not enqueue %s embeddings; they stay pending", kind, exc_info=True)
-            return
-
-
-# --- embedding work (runs in the Celery worker) ----------------------------------------------
-
-@dataclass
-class EmbedReport:
-    embedded: int = 0
-    skipped: int = 0
-
-
-def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
-    """Embed the rows whose vector is missing or stale. Idempotent: a retried batch skips done rows."""
-    model = EMBEDDED_MODELS[kind]
-    provider = get_provider()
-    objects = list(model.objects.filter(pk__in=list(ids)))
-    if kind == "tool":
-        objects = list(model.objects.filter(pk__in=[o.pk for o in objects]).select_related("category"))
-    report = EmbedReport()
-    todo: list[tuple[models.Model, str]] = []
-    for obj in objects:
-        text = embedding_text(obj)
-        if embedding_is_current(obj, text, provider.model_id):
-            report.skipped += 1
-        else:
-            todo.append((obj, text))
-    if not todo:
-        return report
-    vectors = provider.embed([text for _, text in todo])  # raises EmbeddingProviderError
-    now = timezone.now()
-    with transaction.atomic():
-        for (obj, text), vector in zip(todo, vectors):
-            model.objects.filter(pk=obj.pk).update(
-                embedding=vector.tolist(),
-                embedding_model=provider.model_id,
-                embedding_dimensions=len(vector),
-                embedding_text_hash=text_hash(text),
-                embedding_status=EmbeddingStatus.READY,
-                embedding_error="",
-                embedded_at=now,
-            )
-    # Bumped after the rows commit, never while holding their locks: a curator's save
-    # locks its row and then the version row, and the opposite order could deadlock.
-    bump_catalog_version()
-    report.embedded = len(todo)
-    return report
-
-
-def record_embedding_error(kind: str, ids: Iterable[int], error: str, *, final: bool) -> None:
-    """Keep the last error visible; after the last retry the rows become `failed`."""
-    status = EmbeddingStatus.FAILED if final else EmbeddingStatus.PENDING
-    EMBEDDED_MODELS[kind].objects.filter(pk__in=list(ids)).exclude(embedding_status=EmbeddingStatus.READY).update(
-        embedding_status=status, embedding_error=error[:2000]
-    )
-    if final:
-        # A failed embedding changes what routing can use, as a ready one does.
-        bump_catalog_version()
-
-
-def requeue_stale_embeddings(pending_after: timedelta = timedelta(minutes=2)) -> int:
-    """Re-send work for rows that are failed, pending for too long, or made by another model."""
-    cutoff = timezone.now() - pending_after
-    sent = 0
-    for kind, model in EMBEDDED_MODELS.items():
-        stale = model.objects.filter(
-            models.Q(embedding_status=EmbeddingStatus.FAILED)
-            | models.Q(embedding_status=EmbeddingStatus.PENDING, embedding_requested_at__lt=cutoff)
-            | models.Q(embedding_status=EmbeddingStatus.PENDING, embedding_requested_at__isnull=True)
-        )
-        ids = sorted(set(stale.values_list("pk", flat=True)) | set(stale_model_ids(model)))
-        if ids:
-            model.objects.filter(pk__in=ids).update(embedding_requested_at=timezone.now())
-            enqueue_embedding(kind, ids)
-            sent += len(ids)
-    return sent
-
-
-def stale_model_ids(model: type[models.Model]) -> models.QuerySet:
-    """Ready rows whose vector was made by another model than the configured one."""
-    return (model.objects.filter(embedding_status=EmbeddingStatus.READY)
-            .exclude(embedding_model=get_provider().model_id).values_list("pk", flat=True))
-
-
-def mark_all_for_reembedding() -> int:
-    """Forget every stored text hash so that the next embedding pass redoes everything."""
-    count = 0
-    for model in EMBEDDED_MODELS.values():
-        count += model.objects.update(embedding_status=EmbeddingStatus.PENDING, embedding_text_hash="")
-    return count
-
-
-# --- saving -----------------------------------------------------------------------------------
-
-def save_validated(obj: models.Model) -> models.Model:
-    """full_clean then save: the one way a service writes a catalog object."""
-    obj.full_clean()
-    obj.save()
-    return obj
-
-
-# --- toolcatalog/v1 import and export ---------------------------------------------------------
+from .. import validation
+from ..interchange import InterchangeError, parse_catalog
+from ..models import Category, HypotheticalQuery, QuerySource, Tool, empty_parameters
+from .embedding_schedule import forget_queued_embeddings
+from .saving import save_validated
 
 TOOL_FIELDS = ("description", "parameters", "usage_hint", "core", "enabled", "tags", "source")
-
-# What a curator may edit in the admin and a re-import then leaves alone. `parameters`,
-# `name` and `source` are the definition's contract with its origin and always follow it.
-CURATABLE_TOOL_FIELDS = ("description", "category", "usage_hint", "core", "enabled", "tags")
-CURATABLE_CATEGORY_FIELDS = ("description", "keywords", "workflow_hint", "parent", "enabled")
 
 
 @dataclass
@@ -264,22 +54,6 @@ class ImportReport:
                               "reason": "edited in the admin; the import leaves it as the curator set it."})
 
 
-def mark_curated_edits(obj: Tool | Category, fields: Iterable[str]) -> None:
-    """Before an admin save: remember which of `fields` the curator set, so re-imports keep them.
-
-    Compares values with the stored row (not the form's changed_data, which flags array fields
-    that were only re-rendered); on creation, every non-empty field counts as curated.
-    """
-    stored = type(obj).objects.filter(pk=obj.pk).first() if obj.pk else None
-    edited = set()
-    for name in fields:
-        attname = obj._meta.get_field(name).attname  # category -> category_id, parent -> parent_id
-        value = getattr(obj, attname)
-        if (stored is None and value not in (None, "", [])) or (stored is not None and getattr(stored, attname) != value):
-            edited.add(name)
-    obj.curated_fields = sorted(set(obj.curated_fields or ()) | edited)
-
-
 def _split_curated(obj: models.Model, changed: list[str]) -> tuple[list[str], list[str]]:
     """(fields to write, curator-edited fields to keep) among the fields an import would change."""
     curated = set(getattr(obj, "curated_fields", None) or ())
@@ -309,22 +83,23 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
         _link_related_tools(tools, imported, report)
         if dry_run:
             transaction.set_rollback(True)
-            _queue.ids.clear()
+            forget_queued_embeddings()
     return report
 
 
-def import_any(data: Any, format: str | None = None, *, server_name: str | None = None,
+def import_any(data: Any, *, format: str | None = None, server_name: str | None = None,
                dry_run: bool = False) -> dict[str, Any]:
     """Parse a document in any supported format and import it: the report every door shows.
 
-    The converter's rejections (entries it could not read) come first, then the
-    service's (entries the catalog refused). Raises CatalogImportError when the
-    document as a whole is not what it claims to be; nothing is imported then.
+    Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
+    back as the catalog's names (`files.read_file`), so re-importing an export updates the same
+    tools. The converter's rejections (entries it could not read) come first, then the
+    service's (entries the catalog refused). Raises CatalogImportError when the document as a
+    whole is not what it claims to be; nothing is imported then.
     """
-    from .interchange import InterchangeError, parse_catalog
-
+    names = NameMap(Tool.objects.values_list("name", flat=True))
     try:
-        parsed = parse_catalog(data, format or None, server_name=server_name or None)
+        parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names)
         report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
     except InterchangeError as exc:
         raise CatalogImportError(str(exc)) from exc
@@ -525,23 +300,3 @@ def _messages(exc: ValidationError) -> str:
     if hasattr(exc, "message_dict"):
         return " ".join(m for messages in exc.message_dict.values() for m in messages)
     return " ".join(exc.messages)
-
-
-def set_enabled(queryset: models.QuerySet, enabled: bool) -> int:
-    """Bulk enable/disable through save(), so embeddings and the catalog version follow."""
-    changed = 0
-    for obj in queryset.exclude(enabled=enabled):
-        obj.enabled = enabled
-        obj.save(update_fields=["enabled", "updated_at"])
-        changed += 1
-    return changed
-
-
-def request_reembedding(queryset: models.QuerySet) -> int:
-    """Re-embed the selected objects now, whatever their stored hash says."""
-    ids = list(queryset.values_list("pk", flat=True))
-    queryset.model.objects.filter(pk__in=ids).update(
-        embedding_status=EmbeddingStatus.PENDING, embedding_text_hash="", embedding_requested_at=timezone.now()
-    )
-    transaction.on_commit(lambda: enqueue_embedding(kind_of(queryset.model()), ids))
-    return len(ids)

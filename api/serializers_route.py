@@ -1,0 +1,110 @@
+"""POST /api/v1/route, POST /api/v1/tool-search, GET /api/v1/tool-search/definition:
+what each takes (validated, strict) and what each answers (documented in /api/schema/)."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from rest_framework import serializers
+
+from engine import FORMATS, MODES, STRATEGIES
+from shared.messages import last_user_text
+
+from .serializers_base import StrictBooleanField, StrictCharField, StrictFloatField, StrictIntegerField, StrictSerializer
+
+# --- in ----------------------------------------------------------------------------------------
+
+
+class QueryFields(StrictSerializer):
+    query = StrictCharField(required=False, allow_blank=False, trim_whitespace=True)
+    limit = StrictIntegerField(required=False, min_value=1, max_value=50, default=5)
+
+    def validate_query(self, value: str) -> str:
+        if len(value) > settings.API_MAX_QUERY_CHARS:
+            raise serializers.ValidationError(f"Ensure this field has no more than {settings.API_MAX_QUERY_CHARS} characters.")
+        return value
+
+
+class RouteRequestSerializer(QueryFields):
+    messages = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1000)
+    mode = serializers.ChoiceField(choices=MODES, default="top_k")
+    threshold = StrictFloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0, default=None)
+    strategy = serializers.ChoiceField(choices=STRATEGIES, default="auto")
+    toolset = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
+    categories = serializers.ListField(child=StrictCharField(max_length=128), required=False, allow_null=True,
+                                       max_length=100, default=None)
+    session_id = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
+    format = serializers.ChoiceField(choices=FORMATS, default="openai")
+    include_core = StrictBooleanField(required=False, default=True)
+    explain = StrictBooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("query"):
+            text = last_user_text(attrs.get("messages") or [])
+            if not text:
+                raise serializers.ValidationError(
+                    {"query": ["Give a query, or messages whose last user message has text."]})
+            attrs["query"] = self.validate_query(text.strip())
+        if attrs["mode"] == "threshold" and attrs.get("threshold") is None:
+            attrs["threshold"] = settings.ROUTE_DEFAULT_THRESHOLD
+        return attrs
+
+
+class ToolSearchRequestSerializer(QueryFields):
+    query = StrictCharField(required=True, allow_blank=False, trim_whitespace=True)
+    session_id = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
+
+
+# --- out ---------------------------------------------------------------------------------------
+
+class MatchSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    score = serializers.FloatField()
+    category = serializers.CharField(allow_null=True)
+    hint = serializers.CharField(allow_blank=True)
+    core = serializers.BooleanField()
+
+
+class StrategySerializer(serializers.Serializer):
+    used = serializers.CharField()
+    requested = serializers.CharField()
+    confidence = serializers.FloatField()
+    fallback = serializers.BooleanField()
+
+
+class TokensSerializer(serializers.Serializer):
+    selected = serializers.IntegerField()
+    catalog = serializers.IntegerField()
+    saved = serializers.IntegerField()
+    saved_pct = serializers.FloatField()
+
+
+class RouteResponseSerializer(serializers.Serializer):
+    tools = serializers.ListField(child=serializers.JSONField(), help_text="Definitions in the requested format.")
+    matches = MatchSerializer(many=True)
+    categories = serializers.ListField(child=serializers.CharField())
+    guidance = serializers.CharField(allow_blank=True)
+    instruction = serializers.CharField()
+    strategy = StrategySerializer()
+    tokens = TokensSerializer()
+    request_id = serializers.CharField()
+    latency_ms = serializers.FloatField()
+
+
+class FoundToolSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    hint = serializers.CharField(allow_blank=True)
+
+
+class ToolSearchResponseSerializer(serializers.Serializer):
+    tools = FoundToolSerializer(many=True)
+    workflowGuidance = serializers.CharField(allow_blank=True)  # noqa: N815 - the seeds' field name
+    instruction = serializers.CharField()
+    request_id = serializers.CharField()
+
+
+class DefinitionResponseSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    tool = serializers.DictField()
+    system_prompt = serializers.CharField()

@@ -1,0 +1,16 @@
+"""The gateway's doors, mounted by the project urlconf (toolrouter/urls.py)."""
+from django.urls import path
+
+from .views_filter import FilterView
+from .views_proxy import ChatCompletionsView, MessagesView
+
+# Under /api/v1/, beside the REST API (same keys and scopes).
+api_urlpatterns = [
+    path("filter", FilterView.as_view(), name="filter"),
+]
+
+# At the root: a client of the OpenAI/Anthropic API only changes its base_url.
+proxy_urlpatterns = [
+    path("v1/chat/completions", ChatCompletionsView.as_view(), name="proxy-chat-completions"),
+    path("v1/messages", MessagesView.as_view(), name="proxy-messages"),
+]

@@ -1,0 +1,29 @@
+"""The admin's bulk actions: enable or disable, re-embed now."""
+from __future__ import annotations
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from ..models import EmbeddingStatus
+from .embedding_schedule import enqueue_embedding, kind_of
+from .saving import save_and_schedule
+
+
+def set_enabled(queryset: models.QuerySet, enabled: bool) -> int:
+    """Bulk enable/disable through save(), so embeddings and the catalog version follow."""
+    changed = 0
+    for obj in queryset.exclude(enabled=enabled):
+        obj.enabled = enabled
+        save_and_schedule(obj, update_fields=["enabled", "updated_at"])
+        changed += 1
+    return changed
+
+
+def request_reembedding(queryset: models.QuerySet) -> int:
+    """Re-embed the selected objects now, whatever their stored hash says."""
+    ids = list(queryset.values_list("pk", flat=True))
+    queryset.model.objects.filter(pk__in=ids).update(
+        embedding_status=EmbeddingStatus.PENDING, embedding_text_hash="", embedding_requested_at=timezone.now()
+    )
+    transaction.on_commit(lambda: enqueue_embedding(kind_of(queryset.model()), ids))
+    return len(ids)

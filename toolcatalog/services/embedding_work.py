@@ -1,0 +1,69 @@
+"""Embedding work (runs in the Celery worker, or in-process for `manage.py reembed`)."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from engine import text_hash
+
+from ..embeddings import get_provider
+from ..models import EmbeddingStatus
+from .embedding_schedule import EMBEDDED_MODELS, embedding_is_current, embedding_text
+from .versions import bump_catalog_version
+
+
+@dataclass
+class EmbedReport:
+    embedded: int = 0
+    skipped: int = 0
+
+
+def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
+    """Embed the rows whose vector is missing or stale. Idempotent: a retried batch skips done rows."""
+    model = EMBEDDED_MODELS[kind]
+    provider = get_provider()
+    objects = list(model.objects.filter(pk__in=list(ids)))
+    if kind == "tool":
+        objects = list(model.objects.filter(pk__in=[o.pk for o in objects]).select_related("category"))
+    report = EmbedReport()
+    todo: list[tuple[models.Model, str]] = []
+    for obj in objects:
+        text = embedding_text(obj)
+        if embedding_is_current(obj, text, provider.model_id):
+            report.skipped += 1
+        else:
+            todo.append((obj, text))
+    if not todo:
+        return report
+    vectors = provider.embed([text for _, text in todo])  # raises EmbeddingProviderError
+    now = timezone.now()
+    with transaction.atomic():
+        for (obj, text), vector in zip(todo, vectors):
+            model.objects.filter(pk=obj.pk).update(
+                embedding=vector.tolist(),
+                embedding_model=provider.model_id,
+                embedding_dimensions=len(vector),
+                embedding_text_hash=text_hash(text),
+                embedding_status=EmbeddingStatus.READY,
+                embedding_error="",
+                embedded_at=now,
+            )
+    # Bumped after the rows commit, never while holding their locks: a curator's save
+    # locks its row and then the version row, and the opposite order could deadlock.
+    bump_catalog_version()
+    report.embedded = len(todo)
+    return report
+
+
+def record_embedding_error(kind: str, ids: Iterable[int], error: str, *, final: bool) -> None:
+    """Keep the last error visible; after the last retry the rows become `failed`."""
+    status = EmbeddingStatus.FAILED if final else EmbeddingStatus.PENDING
+    EMBEDDED_MODELS[kind].objects.filter(pk__in=list(ids)).exclude(embedding_status=EmbeddingStatus.READY).update(
+        embedding_status=status, embedding_error=error[:2000]
+    )
+    if final:
+        # A failed embedding changes what routing can use, as a ready one does.
+        bump_catalog_version()
