@@ -64,9 +64,6 @@ class ApiKey(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
 
-    def has_scope(self, scope: str) -> bool:
-        return scope in self.scopes
-
     def save(self, *args, **kwargs) -> None:
         with changing(API_KEYS_STAMP):
             super().save(*args, **kwargs)
@@ -74,3 +71,6 @@ class ApiKey(models.Model):
     def delete(self, *args, **kwargs) -> tuple[int, dict[str, int]]:
         with changing(API_KEYS_STAMP):
             return super().delete(*args, **kwargs)
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes

@@ -39,7 +39,8 @@ class LimitedJSONParser(JSONParser):
         except UnicodeDecodeError as exc:
             raise exceptions.ParseError("The body is not UTF-8.") from exc
         except json.JSONDecodeError as exc:
-            raise exceptions.ParseError(f"The body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.") from exc
+            raise exceptions.ParseError(
+                f"The body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.") from exc
         except RecursionError as exc:
             raise ApiError(400, "json_too_deep", "The JSON is nested too deeply.") from exc
         if depth_of(data, settings.API_MAX_JSON_DEPTH) > settings.API_MAX_JSON_DEPTH:

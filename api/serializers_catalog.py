@@ -27,7 +27,8 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
         return super().to_internal_value(data)
 
     def _save(self, instance, validated_data: dict) -> Any:
-        many = {k: validated_data.pop(k) for k in list(validated_data) if isinstance(self.fields[k], serializers.ManyRelatedField)}
+        many = {k: validated_data.pop(k) for k in list(validated_data)
+                if isinstance(self.fields[k], serializers.ManyRelatedField)}
         for key, value in validated_data.items():
             setattr(instance, key, value)
         try:

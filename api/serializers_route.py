@@ -10,7 +10,13 @@ from rest_framework import serializers
 from engine import FORMATS, MODES, STRATEGIES
 from shared.messages import last_user_text
 
-from .serializers_base import StrictBooleanField, StrictCharField, StrictFloatField, StrictIntegerField, StrictSerializer
+from .serializers_base import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictFloatField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 
 # --- in ----------------------------------------------------------------------------------------
 

@@ -14,8 +14,13 @@ from toolcatalog.models import Category, Tool, Toolset
 
 from .errors import ApiError
 from .schema import ANY_JSON, with_errors
-from .serializers_catalog import (CategorySerializer, ImportReportSerializer, ImportRequestSerializer,
-                                  ToolSerializer, ToolsetSerializer)
+from .serializers_catalog import (
+    CategorySerializer,
+    ImportReportSerializer,
+    ImportRequestSerializer,
+    ToolSerializer,
+    ToolsetSerializer,
+)
 
 
 class CatalogViewSet(viewsets.ModelViewSet):

@@ -12,8 +12,13 @@ from routing.meta_tool import tool_search_definition
 from .auth import catalog_stamp_of
 from .errors import ApiError
 from .schema import with_errors
-from .serializers_route import (DefinitionResponseSerializer, RouteRequestSerializer, RouteResponseSerializer,
-                                ToolSearchRequestSerializer, ToolSearchResponseSerializer)
+from .serializers_route import (
+    DefinitionResponseSerializer,
+    RouteRequestSerializer,
+    RouteResponseSerializer,
+    ToolSearchRequestSerializer,
+    ToolSearchResponseSerializer,
+)
 
 
 def caller_of(request: Request) -> services.Caller:

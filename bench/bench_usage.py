@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.throwaway import throwaway_services  # noqa: E402
+
 BENCH_DB = "toolrouter_bench"
 BENCH_REDIS_DB = "13"
 
@@ -33,8 +34,8 @@ def _percentiles(samples_ns: list[int]) -> tuple[float, float]:
 
 
 def bench_overhead(calls: int = 10_000) -> None:
-    from usage import services as usage
     from shared.redis_client import get_redis
+    from usage import services as usage
 
     def noop(record) -> None:
         return None
@@ -160,8 +161,8 @@ def main() -> None:
     with throwaway_services(BENCH_DB, BENCH_REDIS_DB):
         from django.utils import timezone
 
-        from usage import services as usage
         from toolcatalog import services
+        from usage import services as usage
 
         services.import_catalog(json.loads((ROOT / "toolcatalog" / "fixtures" / "demo_catalog.json").read_text()))
         print("(a) logging overhead")

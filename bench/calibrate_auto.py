@@ -21,8 +21,8 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -31,9 +31,16 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route  # noqa: E402
-from engine import scoring  # noqa: E402
-from engine import text_hash, tool_embedding_text  # noqa: E402
+from engine import (  # noqa: E402  # noqa: E402
+    CatalogSnapshot,
+    RouteRequest,
+    ToolEntry,
+    build_index,
+    route,
+    scoring,  # noqa: E402
+    text_hash,
+    tool_embedding_text,
+)
 
 DATA = ROOT.parent / "shared" / "data" / "bfcl-dev"
 CACHE = ROOT / ".data" / "cache"
@@ -238,8 +245,8 @@ def main() -> None:
             extra = f"fast path {fast}/{len(used)} = {fast / len(used):.1%}"
         print(row(strategy, metrics(ranked, queries), lat, extra))
     auto_lat = results["auto"][1]
-    fast_lat = [l for l, u in zip(auto_lat, results["auto"][2]) if u == "bm25"]
-    slow_lat = [l for l, u in zip(auto_lat, results["auto"][2]) if u != "bm25"]
+    fast_lat = [ms for ms, u in zip(auto_lat, results["auto"][2]) if u == "bm25"]
+    slow_lat = [ms for ms, u in zip(auto_lat, results["auto"][2]) if u != "bm25"]
     print(f"\nauto latency: fast path p50 {pct(fast_lat, 50):.2f} ms p95 {pct(fast_lat, 95):.2f} ms; "
           f"hybrid path (cached query vector) p50 {pct(slow_lat, 50):.2f} ms p95 {pct(slow_lat, 95):.2f} ms")
 
@@ -324,7 +331,7 @@ def multi_step_check(index, queries, emb: Embedder, pairs: int = 300) -> None:
     texts = [f"{a['query'].rstrip('.?! ')}, and then {b['query'][0].lower()}{b['query'][1:]}" for a, b in chosen]
     parts = [p for t in texts for p in router.split_steps(t)]
     vecs = dict(zip(texts + parts, emb.encode(texts + parts)))
-    print("\nmulti-step (synthetic, %d two-step requests): recall of the two tools / both found" % len(texts))
+    print(f"\nmulti-step (synthetic, {len(texts)} two-step requests): recall of the two tools / both found")
     for split in (False, True):
         router.SPLIT_STEPS = split
         for limit in (5, 10):
@@ -383,7 +390,8 @@ def scale_run(tools, tool_vecs, queries, emb: Embedder, n: int) -> None:
     for q in sample:
         for strategy in ("auto", "hybrid"):
             t0 = time.perf_counter()
-            route(index, RouteRequest(query=q["query"], strategy=strategy), embed_query=lambda t: cached.get(t, None) if t in cached else emb.fresh(t))
+            route(index, RouteRequest(query=q["query"], strategy=strategy),
+                  embed_query=lambda t: cached.get(t, None) if t in cached else emb.fresh(t))
             lat[f"{strategy} (cached vector)"].append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
         emb.fresh(q["query"])

@@ -1,7 +1,7 @@
 """Deterministic catalogs of 100 to 100,000 tools, made from bfcl-dev and the demo catalog.
 
-The real tools (870 bfcl-dev + 96 enabled demo tools, less the few names in both) are put in a fixed pseudo-random order (by a hash
-of the name), so even the 100-tool catalog mixes both sources. Past 967 tools, each further
+The real tools (870 bfcl-dev + 96 enabled demo tools, less the few names in both) are put in a fixed pseudo-random order
+(by a hash of the name), so even the 100-tool catalog mixes both sources. Past 967 tools, each further
 round repeats them under a new name (`<name>_<round>`) with a phrase appended to the
 description, as `bench/bench_embedding.py` does, so every text differs. Demo tools keep their
 categories (the catalog always has the demo's 17 categories); only the first round keeps the
@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import BFCL_DIR, DEMO_CATALOG
-from engine import category_embedding_text, tool_embedding_text
-from engine import CatalogSnapshot, CategoryEntry, ToolEntry
+from engine import CatalogSnapshot, CategoryEntry, ToolEntry, category_embedding_text, tool_embedding_text
 
 REAL_VECTOR_LIMIT = 10_000
 VARIANTS = ["for teams", "in bulk", "with history", "for admins", "on mobile", "asynchronously",

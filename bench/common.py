@@ -10,9 +10,10 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Table:
     def add(self, *cells: Any) -> None:
         if len(cells) != len(self.columns):
             raise ValueError(f"{self.title}: row has {len(cells)} cells for {len(self.columns)} columns")
-        self.rows.append([cell for cell in cells])
+        self.rows.append(list(cells))
 
     def markdown(self) -> str:
         lines = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |",
@@ -207,7 +208,7 @@ def fresh_encoder():
     from toolcatalog.embeddings import LocalProvider
 
     provider = LocalProvider()
-    provider.model  # load now, not inside the first timed call
+    _ = provider.model  # load now, not inside the first timed call
     return provider._encode
 
 

@@ -24,22 +24,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import time
-from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
-
 import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
+from bench.calibrate_auto import MODEL_ID, Embedder
 from bench.common import BFCL_DIR, DEMO_CATALOG, Table, print_tables, save_results
-from bench.calibrate_auto import Embedder, MODEL_ID
-from engine import RouteRequest, build_index, route
-from engine import RoutingIndex
-from engine import CatalogSnapshot, ToolEntry
+from engine import CatalogSnapshot, RouteRequest, RoutingIndex, ToolEntry, build_index, route
 from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
 
 ENGINE_STRATEGIES = ("bm25", "vector", "hybrid", "auto", "hierarchical")

@@ -28,7 +28,6 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -36,10 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench.calibrate_auto import MODEL_ID, Embedder, load  # noqa: E402
 from bench.common import BFCL_DIR, Table, print_tables, save_results  # noqa: E402
-from engine import CatalogSnapshot, build_index, scoring  # noqa: E402
-from engine import tokenize  # noqa: E402
-from engine import split_identifier, tool_embedding_text  # noqa: E402
-from engine import ToolEntry  # noqa: E402
+from engine import (  # noqa: E402  # noqa: E402
+    CatalogSnapshot,
+    ToolEntry,  # noqa: E402
+    build_index,
+    scoring,
+    split_identifier,
+    tokenize,  # noqa: E402
+    tool_embedding_text,
+)
 
 RERANK_DEPTH = 20
 _VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\d+(?:[.,]\d+)*")
@@ -162,8 +166,9 @@ def second_model_rows(b: Bench, folder: Path) -> list[tuple[str, np.ndarray]]:
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(folder), device="cpu")
-    encode: Callable[[list[str]], np.ndarray] = lambda texts: model.encode(
-        texts, batch_size=16, normalize_embeddings=True, convert_to_numpy=True)
+    def encode(texts: list[str]) -> np.ndarray:
+        return model.encode(texts, batch_size=16, normalize_embeddings=True, convert_to_numpy=True)
+
     cosine = encode(b.queries) @ encode(
         [tool_embedding_text(t.name, t.description, t.category, t.parameters) for t in b.tools]).T
     return [(f"{folder.name}: cosine alone", cosine),

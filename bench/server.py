@@ -147,7 +147,7 @@ class Gunicorn:
         self.log_path = RESULTS_DIR / f"{log_name}.log"
         self.process: subprocess.Popen | None = None
 
-    def __enter__(self) -> "Gunicorn":
+    def __enter__(self) -> Gunicorn:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # --timeout: a worker building a 100,000-tool index on its first request needs more
         # than docker-compose's 30 s on this machine (see BENCHMARKS.md, memory section).

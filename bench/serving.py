@@ -64,8 +64,8 @@ def truncate_catalog() -> None:
 
 def snapshot_timings(model_id: str) -> dict:
     """Load + build as a web worker does on its first request, then the same under tracemalloc."""
-    from routing import selectors
     from engine import RoutingIndex
+    from routing import selectors
 
     started = time.perf_counter()
     snapshot = selectors.load_snapshot(model_id)
@@ -97,7 +97,7 @@ def snapshot_timings(model_id: str) -> dict:
 def http_latencies(server: Gunicorn, key: str, queries: list[str]) -> dict[str, Latency]:
     out = {"auto": Latency(), "auto fast path": Latency(), "auto semantic path": Latency(), "hybrid": Latency()}
     errors = 0
-    for i, q in enumerate(queries):
+    for q in queries:
         answer = post(server.url("/api/v1/route"), key, {"query": q, "strategy": "auto"})
         errors += answer.status != 200
         if answer.status == 200:
@@ -118,10 +118,8 @@ def http_latencies(server: Gunicorn, key: str, queries: list[str]) -> dict[str, 
 def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[str], emb: Embedder,
                        profile_name: str | None) -> dict:
     """The same fast-path queries over HTTP and straight into the engine, on the same snapshot."""
+    from engine import RouteRequest, RoutingIndex, route
     from routing import selectors
-    from engine import RoutingIndex
-    from engine import route
-    from engine import RouteRequest
 
     index = RoutingIndex(selectors.load_snapshot(model_id))
     embed = lambda text: emb.encode([text])[0]  # noqa: E731 - only the gate's semantic answers call it
@@ -173,8 +171,8 @@ def model_memory() -> tuple[float, float, float]:
 
 
 def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
-    from toolcatalog.embeddings import get_provider
     from shared.redis_client import get_redis
+    from toolcatalog.embeddings import get_provider
 
     model_id = get_provider().model_id
     truncate_catalog()

@@ -17,13 +17,34 @@ from . import scoring
 from .index import RoutingIndex, build_index
 from .lexical import tokenize
 from .llm_category import OpenAICategorySelector
-from .names import (CATALOG_NAME_MAX, CATALOG_NAME_RE, MAPPED_FORMATS, PROVIDER_NAME_RE, NameMap, external_name,
-                    is_catalog_name, is_provider_name, sanitize_name)
+from .names import (
+                    CATALOG_NAME_MAX,
+                    CATALOG_NAME_RE,
+                    MAPPED_FORMATS,
+                    PROVIDER_NAME_RE,
+                    NameMap,
+                    external_name,
+                    is_catalog_name,
+                    is_provider_name,
+                    sanitize_name,
+)
 from .router import route, split_steps
 from .texts import category_embedding_text, split_identifier, text_hash, tool_embedding_text
 from .tokens import count_text, definition_json
-from .types import (FORMATS, MODES, STRATEGIES, CatalogSnapshot, CategoryEntry, FallbackKind, Match, RouteRequest,
-                    RouteResult, StrategyInfo, TokenFigures, ToolEntry)
+from .types import (
+                    FORMATS,
+                    MODES,
+                    STRATEGIES,
+                    CatalogSnapshot,
+                    CategoryEntry,
+                    FallbackKind,
+                    Match,
+                    RouteRequest,
+                    RouteResult,
+                    StrategyInfo,
+                    TokenFigures,
+                    ToolEntry,
+)
 
 __all__ = [
     "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE", "STRATEGIES",

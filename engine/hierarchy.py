@@ -6,7 +6,7 @@ cannot hang a request.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .types import CategoryEntry
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import time
-from typing import Any, Hashable, Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import bm25s
 import numpy as np

@@ -12,7 +12,7 @@ step. Retries are off: the chain's next step is the retry.
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from .types import CategoryEntry
 

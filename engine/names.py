@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 CATALOG_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 PROVIDER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -14,16 +14,27 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
-from .types import (FORMATS, MODES, STRATEGIES, CategoryEntry, FallbackKind, Match, RouteRequest,
-                    RouteResult, StrategyInfo, TokenFigures)
+from .types import (
+    FORMATS,
+    MODES,
+    STRATEGIES,
+    CategoryEntry,
+    FallbackKind,
+    Match,
+    RouteRequest,
+    RouteResult,
+    StrategyInfo,
+    TokenFigures,
+)
 from .vectors import SemanticScores, cosine_to_unit, normalise
 
 log = logging.getLogger(__name__)

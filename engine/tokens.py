@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -17,15 +17,25 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import DatabaseError
 
-from engine import (CatalogSnapshot, NameMap, RouteRequest, RoutingIndex, ToolEntry, count_text, definition_json,
-                    route, tool_embedding_text)
+from engine import (
+    CatalogSnapshot,
+    NameMap,
+    RouteRequest,
+    RoutingIndex,
+    ToolEntry,
+    count_text,
+    definition_json,
+    route,
+    tool_embedding_text,
+)
 from routing.query_embeddings import query_embedder
 from shared.lru import LRUCache
 from shared.messages import content_text

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Iterator, Literal, Mapping
+from typing import Literal
 
 import httpx2 as httpx
 from django.conf import settings

@@ -5,14 +5,14 @@ Pure Python (no Django), so the benchmarks use the same code.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import median
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from engine import category_embedding_text, tool_embedding_text
-from engine import CatalogSnapshot, CategoryEntry, ToolEntry
+from engine import CatalogSnapshot, CategoryEntry, ToolEntry, category_embedding_text, tool_embedding_text
 
 K_VALUES = (1, 3, 5, 10)
 

@@ -15,7 +15,6 @@ from engine.types import Format, Mode, Strategy
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
-
 from usage import services as usage
 
 from . import sessions

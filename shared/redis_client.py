@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator
 
 import redis
 from django.conf import settings

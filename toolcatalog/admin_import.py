@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from . import services
 from .interchange import EXPORT_FORMATS, FORMATS
+
 EXPORT_FILENAMES = {"toolcatalog/v1": "catalog.toolcatalog-v1.json", "openai": "catalog.openai-tools.json",
                     "anthropic": "catalog.anthropic-tools.json", "mcp": "catalog.mcp-tools-list.json"}
 

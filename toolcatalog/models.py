@@ -186,3 +186,6 @@ class CatalogVersion(models.Model):
 
     version = models.BigIntegerField(default=0)
     changed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"catalog version {self.version}"

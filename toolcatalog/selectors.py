@@ -6,7 +6,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Q
 
-from .models import Category, CatalogVersion, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
+from .models import CatalogVersion, Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 
 _CATALOG_VERSION = f"SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1"
 

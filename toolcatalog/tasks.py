@@ -16,7 +16,7 @@ def embed_objects(self, kind: str, ids: list[int]) -> dict:
         if final:
             return {"failed": len(ids), "error": str(exc)}
         countdown = settings.EMBEDDING_RETRY_BACKOFF_SECONDS * (2 ** self.request.retries)
-        raise self.retry(exc=exc, countdown=countdown)
+        raise self.retry(exc=exc, countdown=countdown) from exc
     return {"embedded": report.embedded, "skipped": report.skipped}
 
 

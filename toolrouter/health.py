@@ -4,9 +4,9 @@ from __future__ import annotations
 from django.db import connection
 from django.http import JsonResponse
 
-from usage.services import usage_health
-from toolcatalog import selectors
 from shared.redis_client import redis_ping
+from toolcatalog import selectors
+from usage.services import usage_health
 
 
 def healthz(request) -> JsonResponse:

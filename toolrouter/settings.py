@@ -223,6 +223,7 @@ ROUTE_DEFAULT_THRESHOLD = env_float("ROUTE_DEFAULT_THRESHOLD", 0.5)
 # --- Usage analytics (usage/services.py): the request log is buffered in Redis and written in
 # batches; raw rows are pruned after a retention period, daily rollups stay for the dashboard.
 from celery.schedules import crontab  # noqa: E402 - kept beside the only schedule that needs it
+
 USAGE_QUERY_STORAGE = env("USAGE_QUERY_STORAGE", "store")  # store | hash | drop
 if USAGE_QUERY_STORAGE not in {"store", "hash", "drop"}:
     raise ImproperlyConfigured("USAGE_QUERY_STORAGE must be 'store', 'hash' or 'drop'.")

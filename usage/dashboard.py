@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Iterable, Iterator
 
 from django import forms
 from django.contrib import messages

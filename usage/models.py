@@ -122,6 +122,9 @@ class DailyUsage(models.Model):
         ordering = ["day"]
         verbose_name_plural = "daily usage"
 
+    def __str__(self) -> str:
+        return f"usage {self.day}"
+
 
 class DailyToolUsage(models.Model):
     day = models.DateField()
@@ -134,6 +137,9 @@ class DailyToolUsage(models.Model):
     class Meta:
         db_table = "routing_dailytoolusage"
         constraints = [models.UniqueConstraint(fields=["day", "tool"], name="unique_daily_tool")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} on {self.day}"
 
 
 class DailyClientUsage(models.Model):
@@ -149,6 +155,9 @@ class DailyClientUsage(models.Model):
         db_table = "routing_dailyclientusage"
         constraints = [models.UniqueConstraint(fields=["day", "client"], name="unique_daily_client")]
 
+    def __str__(self) -> str:
+        return f"{self.client} on {self.day}"
+
 
 class DailyCategoryUsage(models.Model):
     day = models.DateField()
@@ -158,6 +167,9 @@ class DailyCategoryUsage(models.Model):
     class Meta:
         db_table = "routing_dailycategoryusage"
         constraints = [models.UniqueConstraint(fields=["day", "category"], name="unique_daily_category")]
+
+    def __str__(self) -> str:
+        return f"{self.category} on {self.day}"
 
 
 class DailyQueryMiss(models.Model):
@@ -173,3 +185,6 @@ class DailyQueryMiss(models.Model):
     class Meta:
         db_table = "routing_dailyquerymiss"
         constraints = [models.UniqueConstraint(fields=["day", "query_hash"], name="unique_daily_query_miss")]
+
+    def __str__(self) -> str:
+        return f"miss {self.query_hash[:12]} on {self.day}"

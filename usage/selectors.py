@@ -7,9 +7,9 @@ return, so that a day reads the same before and after it is rolled up.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, timedelta, timezone as dt_timezone
-from typing import Iterator
+from datetime import UTC, date, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
@@ -19,7 +19,12 @@ from django.utils import timezone
 from toolcatalog.models import HypotheticalQuery, Tool
 
 from .models import (
-    DailyCategoryUsage, DailyClientUsage, DailyToolUsage, DailyUsage, RequestLog, StrategyClass,
+    DailyCategoryUsage,
+    DailyClientUsage,
+    DailyToolUsage,
+    DailyUsage,
+    RequestLog,
+    StrategyClass,
 )
 
 # Upper bounds of the latency histogram buckets; the last bucket holds everything slower.
@@ -31,7 +36,7 @@ LOG_TABLE = RequestLog._meta.db_table
 
 
 def _utc_day_start(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=dt_timezone.utc)
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def _share(part: float, whole: float) -> float | None:
@@ -94,7 +99,7 @@ class Totals:
         fields.update({f"strategy_{name}": strategies[name] for name in STRATEGY_CLASSES})
         return fields
 
-    def merged(self, other: "Totals") -> "Totals":
+    def merged(self, other: Totals) -> Totals:
         """Sums; percentiles of the union come from the histograms (approximate)."""
         histogram = _add_histograms(self.latency_histogram, other.latency_histogram)
         return Totals(
@@ -137,7 +142,7 @@ class FeedbackTotals:
     def as_rollup_fields(self) -> dict:
         return asdict(self)
 
-    def merged(self, other: "FeedbackTotals") -> "FeedbackTotals":
+    def merged(self, other: FeedbackTotals) -> FeedbackTotals:
         return FeedbackTotals(**{k: v + getattr(other, k) for k, v in asdict(self).items()})
 
 
@@ -328,7 +333,7 @@ def resolve_range(key: str, now: datetime | None = None) -> UsageRange:
     if key == "24h":
         start = now - timedelta(hours=24)
         return UsageRange(key, start, now, "hour", None, start)
-    today = now.astimezone(dt_timezone.utc).date()
+    today = now.astimezone(UTC).date()
     first = today - timedelta(days=RANGE_DAYS[key] - 1)
     last_rolled = DailyUsage.objects.filter(day__gte=first, day__lt=today).aggregate(last=Max("day"))["last"]
     if last_rolled is None:

@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, date, datetime, timedelta
 
 import redis
 from django.conf import settings
@@ -25,13 +25,19 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from engine import NameMap
+from shared.redis_client import get_redis
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_validated
-from shared.redis_client import get_redis
 
 from . import selectors
 from .models import (
-    DailyCategoryUsage, DailyClientUsage, DailyQueryMiss, DailyToolUsage, DailyUsage, Feedback, RequestLog,
+    DailyCategoryUsage,
+    DailyClientUsage,
+    DailyQueryMiss,
+    DailyToolUsage,
+    DailyUsage,
+    Feedback,
+    RequestLog,
     StrategyClass,
 )
 
@@ -443,7 +449,7 @@ def add_learned_query(tool_name: str, text: str) -> HypotheticalQuery:
 # --- rollups and retention ---------------------------------------------------------------------
 
 def day_start(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=dt_timezone.utc)
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def prune_and_roll_up(now: datetime | None = None) -> dict:
@@ -451,7 +457,7 @@ def prune_and_roll_up(now: datetime | None = None) -> dict:
     then delete raw rows and feedback older than USAGE_RETENTION_DAYS."""
     now = now or timezone.now()
     drain_request_buffer()  # yesterday's last records may still wait in the buffer
-    today = now.astimezone(dt_timezone.utc).date()
+    today = now.astimezone(UTC).date()
     cutoff_day = today - timedelta(days=settings.USAGE_RETENTION_DAYS)
     days = _days_to_roll_up(today, cutoff_day)
     for day in days:
@@ -469,7 +475,7 @@ def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:
         earliest = RequestLog.objects.aggregate(first=Min("created_at"))["first"]
         if earliest is None:
             return []
-        first = earliest.astimezone(dt_timezone.utc).date()
+        first = earliest.astimezone(UTC).date()
     else:
         # Re-roll recent days for records drained late, but never a day retention has thinned.
         first = min(last + timedelta(days=1), max(last - timedelta(days=1), cutoff_day))

@@ -4,7 +4,7 @@ the ORM (raw SQL) cannot replace the stamp; it counts once the stamp expires."""
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
@@ -12,9 +12,9 @@ from django.db import connection
 
 from api.models import ApiKey
 from api.services import create_api_key, revoke_api_key
+from shared.redis_client import STAMP_TTL_SECONDS
 from tests.reliability.webprocess import WebProcess, call
 from tests.support.worker import wait_for, worker_database_url
-from shared.redis_client import STAMP_TTL_SECONDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 URL = "/api/v1/tool-search/definition"  # route scope, no catalog needed

@@ -38,7 +38,8 @@ def test_tool_definitions_in_each_format(route_client, fmt, check) -> None:
 
 
 def test_dotted_names_are_mapped_for_openai_and_kept_for_mcp(route_client) -> None:
-    openai = route_client.post("/api/v1/route", {"query": "read the contents of a file", "format": "openai"}, format="json").json()
+    openai = route_client.post("/api/v1/route", {"query": "read the contents of a file", "format": "openai"},
+                               format="json").json()
     mcp = route_client.post("/api/v1/route", {"query": "read the contents of a file", "format": "mcp"}, format="json").json()
     assert "files.read_file" in [m["name"] for m in openai["matches"]]
     openai_names = [t["function"]["name"] for t in openai["tools"]]

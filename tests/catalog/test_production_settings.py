@@ -21,5 +21,6 @@ def test_production_refuses_to_start_without_a_real_secret_key() -> None:
 
 
 def test_production_starts_with_a_real_secret_key() -> None:
-    result = check({"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "k" * 20 + "x7#Lq!2v$9zR@pW4mN&8", "DJANGO_ALLOWED_HOSTS": "router.example.com"})
+    result = check({"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "k" * 20 + "x7#Lq!2v$9zR@pW4mN&8",
+                    "DJANGO_ALLOWED_HOSTS": "router.example.com"})
     assert result.returncode == 0, result.stderr

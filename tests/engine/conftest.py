@@ -4,13 +4,20 @@ semantic behaviour is testable without loading a model."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from engine import CatalogSnapshot, CategoryEntry, RoutingIndex, ToolEntry, build_index
-from engine import category_embedding_text, tool_embedding_text
+from engine import (
+    CatalogSnapshot,
+    CategoryEntry,
+    RoutingIndex,
+    ToolEntry,
+    build_index,
+    category_embedding_text,
+    tool_embedding_text,
+)
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "music": ("music", "song", "songs", "jazz", "tune", "tunes", "playlist", "album", "albums", "artist", "artists"),

@@ -1,6 +1,6 @@
-from engine import RouteRequest, RoutingIndex, route
-
 from conftest import MEDIA_HINT, MUSIC_HINT, SHARED_HINT
+
+from engine import RouteRequest, RoutingIndex, route
 
 
 def test_guidance_includes_parent_hints_after_the_specific_one(index: RoutingIndex, embed) -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 import pytest
 
-from engine import RouteRequest, RoutingIndex, route
-from engine import OpenAICategorySelector
+from engine import OpenAICategorySelector, RouteRequest, RoutingIndex, route
 
 
 class _ChatHandler(BaseHTTPRequestHandler):

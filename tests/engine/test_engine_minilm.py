@@ -6,8 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route
-from engine import tool_embedding_text
+from engine import CatalogSnapshot, RouteRequest, ToolEntry, build_index, route, tool_embedding_text
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

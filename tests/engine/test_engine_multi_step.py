@@ -1,5 +1,4 @@
-from engine import RouteRequest, RoutingIndex, route
-from engine import split_steps
+from engine import RouteRequest, RoutingIndex, route, split_steps
 
 
 def test_sequence_words_split_a_request() -> None:

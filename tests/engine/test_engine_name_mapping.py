@@ -1,6 +1,5 @@
-from engine import RouteRequest, ToolEntry, route
 from engine import PROVIDER_NAME_RE as VALID_EXTERNAL
-from engine import NameMap
+from engine import NameMap, RouteRequest, ToolEntry, route
 
 LONG = "vendor.service." + "very_long_segment." * 6 + "action"
 

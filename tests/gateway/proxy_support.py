@@ -1,32 +1,7 @@
-"""A live toolrouter (pytest-django's live_server) in front of a fake upstream, and a key for it."""
+"""What the proxy tests read from the fake upstream (its fixtures are in conftest.py)."""
 from __future__ import annotations
 
-from typing import Iterator
-
-import pytest
-
-from api.services import create_api_key
 from tests.support.openai_server import FakeOpenAI
-from toolcatalog.embeddings import get_provider
-
-
-@pytest.fixture
-def upstream(settings) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        settings.PROXY_UPSTREAM_BASE_URL = server.base_url
-        settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL = server.base_url
-        settings.PROXY_UPSTREAM_API_KEY = "sk-upstream-configured"
-        settings.PROXY_ANTHROPIC_UPSTREAM_API_KEY = "sk-ant-configured"
-        # The live server's thread shares the CPU with the test; the first query embedding of a
-        # cold model must not trip the route's 1 s budget (it would pass the body through).
-        settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS = 30.0
-        get_provider().embed(["warm up the model"])
-        yield server
-
-
-@pytest.fixture
-def our_key(transactional_db) -> str:
-    return create_api_key("proxy-client", ["route"], None)[1]
 
 
 def last_upstream_request(server: FakeOpenAI, path: str) -> dict:

@@ -5,9 +5,9 @@ import uuid
 import pytest
 
 from gateway import filtering as filter_gateway
+from shared.redis_client import get_redis
 from tests.gateway.requests_shapes import FUNCTIONS, openai_body, openai_tools, post_filter
 from tests.support.openai_server import FakeOpenAI
-from shared.redis_client import get_redis
 
 
 @pytest.fixture

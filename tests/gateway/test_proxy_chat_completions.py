@@ -4,7 +4,7 @@ and the upstream's answer back unchanged, streamed as it arrives."""
 import httpx2 as httpx
 from openai import OpenAI
 
-from tests.gateway.proxy_support import last_upstream_request, our_key, upstream  # noqa: F401 - fixtures
+from tests.gateway.proxy_support import last_upstream_request
 from tests.gateway.requests_shapes import openai_body, openai_tools
 
 pytestmark = __import__("pytest").mark.django_db(transaction=True)

@@ -1,7 +1,7 @@
 """POST /v1/messages: Anthropic's shape, non-streaming and streaming."""
 import httpx2 as httpx
 
-from tests.gateway.proxy_support import last_upstream_request, our_key, upstream  # noqa: F401 - fixtures
+from tests.gateway.proxy_support import last_upstream_request
 from tests.gateway.requests_shapes import anthropic_body
 
 pytestmark = __import__("pytest").mark.django_db(transaction=True)

@@ -1,7 +1,6 @@
 """Upstream errors pass back with their status and body; timeouts are bounded (504); unreachable is 502."""
 import httpx2 as httpx
 
-from tests.gateway.proxy_support import our_key, upstream  # noqa: F401 - fixtures
 from tests.gateway.requests_shapes import openai_body
 
 pytestmark = __import__("pytest").mark.django_db(transaction=True)

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from engine import PROVIDER_NAME_RE
-from toolcatalog.interchange import (InterchangeError, catalog_name_map, detect_format,
-                                     export_catalog, parse_catalog)
+from toolcatalog.interchange import InterchangeError, catalog_name_map, detect_format, export_catalog, parse_catalog
 
 FILES = Path(__file__).parent / "files"
 SOURCES = ["toolcatalog-v1.json", "petstore-3.0.yaml", "bookshop-3.1.json", "mcp-github-gitlab.json",

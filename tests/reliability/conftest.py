@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from toolrouter.devservices import EmbeddedRedis, free_port, wait_for_port
 from shared.redis_client import get_redis
+from toolrouter.devservices import EmbeddedRedis, free_port, wait_for_port
 
 
 @dataclass

@@ -13,7 +13,7 @@ class RestartableOpenAI(FakeOpenAI):
         self.port = self._server.server_address[1]
         self.running = False
 
-    def start(self) -> "RestartableOpenAI":
+    def start(self) -> RestartableOpenAI:
         if self._thread.ident is not None:  # a thread runs once: a restart needs a new server and thread
             self._server = ThreadingHTTPServer(("127.0.0.1", self.port), self._handler())
             self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

@@ -4,7 +4,7 @@ embeddings catch up (the beat task's requeue, with a real worker). Nothing is lo
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

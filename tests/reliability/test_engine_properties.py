@@ -7,11 +7,21 @@ import random
 from functools import lru_cache
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from engine import CatalogSnapshot, CategoryEntry, RouteRequest, RoutingIndex, ToolEntry, route
-from engine import category_embedding_text, tool_embedding_text
-from engine import FORMATS, STRATEGIES
+from engine import (
+    FORMATS,
+    STRATEGIES,
+    CatalogSnapshot,
+    CategoryEntry,
+    RouteRequest,
+    RoutingIndex,
+    ToolEntry,
+    category_embedding_text,
+    route,
+    tool_embedding_text,
+)
 from tests.support.catalog import demo_document
 from tests.support.openai_server import word_vector
 

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from usage import services as usage
 from tests.support.catalog import api_client
 from toolcatalog.models import Category, HypotheticalQuery, Tool
+from usage import services as usage
 
 pytestmark = pytest.mark.django_db
 

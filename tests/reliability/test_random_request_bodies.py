@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from tests.support.catalog import api_client, load_demo_catalog
@@ -29,8 +30,9 @@ json_values = st.recursive(scalars, lambda inner: st.one_of(
 # Mostly objects with the fields our serializers know, holding values of any type.
 bodies = st.one_of(
     st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=8),
-    st.fixed_dictionaries({"query": st.text(max_size=200)}, optional={
-        k: json_values for k in ("limit", "strategy", "categories", "toolset", "messages", "threshold")}),
+    st.fixed_dictionaries({"query": st.text(max_size=200)},
+                          optional=dict.fromkeys(("limit", "strategy", "categories", "toolset", "messages", "threshold"),
+                                                 json_values)),
     json_values,
 )
 

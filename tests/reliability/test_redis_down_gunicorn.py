@@ -7,10 +7,11 @@ import time
 import pytest
 
 from api.services import create_api_key
+from tests.support.catalog import load_demo_catalog
+from tests.support.worker import wait_for
+from tests.support.worker import worker_database_url as database_url
 from usage import services as usage
 from usage.models import RequestLog
-from tests.support.catalog import load_demo_catalog
-from tests.support.worker import worker_database_url as database_url, wait_for
 
 from .faults import record_fault
 from .webprocess import WebProcess, call

@@ -9,10 +9,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from api.models import ApiKey
-from usage import services as usage
-from usage.models import RequestLog
 from tests.support.catalog import api_client, load_demo_catalog
 from tests.support.worker import wait_for
+from usage import services as usage
+from usage.models import RequestLog
 
 from .faults import record_fault
 

@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 
 from api.models import ApiKey
-from usage.models import RequestLog
 from toolcatalog.models import HypotheticalQuery, Tool
+from usage.models import RequestLog
 
 pytestmark = pytest.mark.django_db
 

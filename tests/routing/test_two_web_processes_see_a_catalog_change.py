@@ -1,16 +1,16 @@
 """Two web processes, each with its own in-process index, see the same catalog change."""
+import json
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-import json
 import urllib.error
 import urllib.request
+from pathlib import Path
+
 import pytest
 
 from tests.support.catalog import load_demo_catalog
-from tests.support.worker import ARTIFACTS, worker_database_url, wait_for
+from tests.support.worker import ARTIFACTS, wait_for, worker_database_url
 from toolcatalog.models import Tool
 from toolrouter.devservices import free_port
 

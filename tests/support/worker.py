@@ -5,9 +5,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from django.conf import settings
 from django.db import connection

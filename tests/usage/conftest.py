@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from usage import services as usage
 from shared.redis_client import get_redis
+from usage import services as usage
 
 USAGE_KEYS = (usage.REQUESTS_KEY, usage.DROPPED_KEY, usage.DRAIN_LOCK_KEY)
 

@@ -5,12 +5,11 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from api.services import create_api_key
-from usage import services as usage
 from tests.support.worker import ARTIFACTS
 from toolcatalog.models import HypotheticalQuery, Tool
+from usage import services as usage
 
 from .records import make_record
-
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

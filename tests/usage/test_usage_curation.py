@@ -1,8 +1,8 @@
 import pytest
 from django.test import Client
 
-from usage import services as usage
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
+from usage import services as usage
 
 from .records import make_record
 

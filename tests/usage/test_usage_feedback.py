@@ -2,9 +2,9 @@
 import pytest
 
 from api.services import create_api_key
+from toolcatalog.models import Tool
 from usage import services as usage
 from usage.models import Feedback
-from toolcatalog.models import Tool
 
 from .records import make_record
 

@@ -3,9 +3,9 @@ import json
 import pytest
 
 from api.services import create_api_key
+from shared.redis_client import get_redis
 from usage import services as usage
 from usage.models import RequestLog
-from shared.redis_client import get_redis
 
 from .records import make_record
 

@@ -1,8 +1,8 @@
 import pytest
 
+from shared.redis_client import get_redis
 from usage import services as usage
 from usage.models import RequestLog
-from shared.redis_client import get_redis
 
 from .records import make_record
 

@@ -5,7 +5,13 @@ import pytest
 from usage import selectors
 from usage import services as usage
 from usage.models import (
-    DailyCategoryUsage, DailyClientUsage, DailyQueryMiss, DailyToolUsage, DailyUsage, Feedback, RequestLog,
+    DailyCategoryUsage,
+    DailyClientUsage,
+    DailyQueryMiss,
+    DailyToolUsage,
+    DailyUsage,
+    Feedback,
+    RequestLog,
 )
 
 from .records import at, make_record

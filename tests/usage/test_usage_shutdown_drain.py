@@ -5,11 +5,11 @@ import sys
 
 import pytest
 
+from tests.support import worker as worker_support
+from tests.support.worker import PROJECT_DIR, celery_worker, wait_for
 from usage import services as usage
 from usage.models import RequestLog
 from usage.tasks import drain_request_log
-from tests.support import worker as worker_support
-from tests.support.worker import PROJECT_DIR, celery_worker, wait_for
 
 from .records import make_record
 

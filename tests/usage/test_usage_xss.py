@@ -2,8 +2,8 @@
 import pytest
 
 from api.services import create_api_key
-from usage import services as usage
 from toolcatalog.models import HypotheticalQuery, Tool
+from usage import services as usage
 
 from .records import make_record
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import NameMap
+
 from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format
 from .errors import InterchangeError
 from .mcp import tags_to_annotations
 from .model import ParsedCatalog
-from engine import NameMap
 from .toolcatalog_v1 import export_v1, parse_v1
 
 # What a catalog can be exported as (every door: API, command, admin download).

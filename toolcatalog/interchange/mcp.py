@@ -12,10 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from engine import NameMap, sanitize_name
+
 from .detect import MCP, describe_keys, vote
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
-from engine import NameMap, sanitize_name
 
 _EXPECTED = ("expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response "
              "{\"jsonrpc\": \"2.0\", \"result\": {\"tools\": [...]}} or a list of those")

@@ -8,14 +8,16 @@ Importers only gather raw fields; :func:`build_tool` and
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
-from .errors import Rejection
 from engine import CATALOG_NAME_MAX, NameMap, is_catalog_name, sanitize_name
+
+from .errors import Rejection
 
 FORMAT_V1 = "toolcatalog/v1"
 

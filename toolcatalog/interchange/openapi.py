@@ -13,8 +13,7 @@ from typing import Any
 from .detect import OPENAPI, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, ParsedCatalog
-from .schemas import (RefResolver, drop_read_only, flatten_all_of, is_object_schema,
-                      openapi30_to_json_schema)
+from .schemas import RefResolver, drop_read_only, flatten_all_of, is_object_schema, openapi30_to_json_schema
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _PARAM_LOCATIONS = ("path", "query", "header")

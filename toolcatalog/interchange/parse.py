@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+from engine import NameMap
 
 from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format, detect_loaded, vote
 from .errors import InterchangeError
 from .loading import load_document
 from .mcp import parse_mcp
 from .model import ParsedCatalog
-from engine import NameMap
 from .openapi import parse_openapi
 from .providers import parse_anthropic, parse_openai
 from .toolcatalog_v1 import parse_v1

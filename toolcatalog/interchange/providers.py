@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import NameMap
+
 from .detect import ANTHROPIC, OPENAI, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
-from engine import NameMap
 
 
 def openai_entries(doc: Any) -> list[Any]:

@@ -8,7 +8,8 @@ data and are never mistaken for schemas.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote
 
 Schema = dict[str, Any]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import NameMap
+
 from .detect import V1, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, ParsedCatalog
-from engine import NameMap
 
 
 def check_v1(doc: Any) -> None:

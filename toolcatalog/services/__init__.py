@@ -9,13 +9,24 @@
 The names below are what callers use (`from toolcatalog import services`).
 """
 from .admin_actions import request_reembedding, set_enabled
-from .embedding_schedule import (EMBEDDED_MODELS, enqueue_embedding, mark_all_for_reembedding,
-                                 requeue_stale_embeddings, schedule_embedding, stale_model_ids)
+from .embedding_schedule import (
+                                 EMBEDDED_MODELS,
+                                 enqueue_embedding,
+                                 mark_all_for_reembedding,
+                                 requeue_stale_embeddings,
+                                 schedule_embedding,
+                                 stale_model_ids,
+)
 from .embedding_work import EmbedReport, embed_objects, record_embedding_error
 from .exporting import CatalogExportError, export
 from .importing import CatalogImportError, ImportReport, import_any, import_catalog
-from .saving import (CURATABLE_CATEGORY_FIELDS, CURATABLE_TOOL_FIELDS, mark_curated_edits, save_and_schedule,
-                     save_validated)
+from .saving import (
+                                 CURATABLE_CATEGORY_FIELDS,
+                                 CURATABLE_TOOL_FIELDS,
+                                 mark_curated_edits,
+                                 save_and_schedule,
+                                 save_validated,
+)
 from .versions import bump_catalog_version
 
 __all__ = [

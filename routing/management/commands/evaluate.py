@@ -5,9 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from engine import RoutingIndex
-from engine import route
-from engine import STRATEGIES, RouteRequest
+from engine import STRATEGIES, RouteRequest, RoutingIndex, route
 from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
 from toolcatalog.embeddings import EmbeddingProviderError, get_provider
 from toolcatalog.interchange import InterchangeError, parse_catalog

@@ -7,9 +7,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from api.services import create_api_key, revoke_api_key
-from tests.reliability.conftest import private_redis  # noqa: F401 - a fixture: a Redis this test may stop
-from tests.support.worker import wait_for
 from shared.redis_client import redis_ping
+from tests.support.worker import wait_for
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/tool-search/definition"
