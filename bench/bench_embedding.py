@@ -20,15 +20,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import add_data_dir_argument, bfcl_dir, use_data_dir  # noqa: E402
 from bench.throwaway import throwaway_services  # noqa: E402
 
-BFCL = ROOT.parent / "shared" / "data" / "bfcl-dev" / "catalog.json"
 VARIANTS = ["", "for teams", "in bulk", "with history", "for admins", "on mobile", "asynchronously",
             "from archives", "for partners", "with audit", "in sandbox", "for reports", "by region"]
 
 
 def generated_tools(count: int) -> list[dict]:
-    base = json.loads(BFCL.read_text())["tools"]
+    base = json.loads((bfcl_dir() / "catalog.json").read_text())["tools"]
     tools = []
     for i in range(count):
         source = base[i % len(base)]
@@ -43,7 +43,9 @@ def generated_tools(count: int) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tools", type=int, default=10_000)
+    add_data_dir_argument(parser)
     args = parser.parse_args()
+    use_data_dir(args)
     with throwaway_services("toolrouter_bench_embed", redis_db="11"):
         from toolcatalog import services
         from toolcatalog.models import EmbeddingStatus, Tool

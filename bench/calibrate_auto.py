@@ -42,7 +42,7 @@ from engine import (  # noqa: E402  # noqa: E402
     tool_embedding_text,
 )
 
-DATA = ROOT.parent / "shared" / "data" / "bfcl-dev"
+DATA = ROOT.parent / "shared" / "data" / "bfcl-dev"  # --catalog / --queries name other files
 CACHE = ROOT / ".data" / "cache"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 KS = (1, 3, 5, 10)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import BFCL_DIR, DEMO_CATALOG
+from bench.common import DEMO_CATALOG, bfcl_dir
 from engine import CatalogSnapshot, CategoryEntry, ToolEntry, category_embedding_text, tool_embedding_text
 
 REAL_VECTOR_LIMIT = 10_000
@@ -36,7 +36,7 @@ SIZES = (100, 1_000, 10_000, 100_000)
 @lru_cache(maxsize=1)
 def _sources() -> tuple[list[dict], list[dict], list[dict]]:
     """(bfcl tools, demo tools, demo categories) as toolcatalog/v1 dicts."""
-    bfcl = json.loads((BFCL_DIR / "catalog.json").read_text())
+    bfcl = json.loads((bfcl_dir() / "catalog.json").read_text())
     demo = json.loads(DEMO_CATALOG.read_text())
     return bfcl["tools"], demo["tools"], demo["categories"]
 
@@ -74,7 +74,7 @@ def generate(count: int) -> dict[str, Any]:
 
 def speed_queries(count: int) -> list[str]:
     """Real user requests (bfcl-dev) interleaved with demo hypothetical queries: 4 to 1."""
-    bfcl = [json.loads(line)["query"] for line in (BFCL_DIR / "queries.jsonl").read_text().splitlines() if line]
+    bfcl = [json.loads(line)["query"] for line in (bfcl_dir() / "queries.jsonl").read_text().splitlines() if line]
     _, demo, _ = _sources()
     hypothetical = [q for t in demo for q in t.get("hypothetical_queries", [])]
     out: list[str] = []

@@ -5,6 +5,7 @@ turns them into BENCHMARKS.md, so every published figure is the output of a scri
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -26,8 +27,30 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from routing.evaluation import percentile  # noqa: E402
 
 RESULTS_DIR = Path(os.environ.get("TOOLROUTER_BENCH_RESULTS", ROOT / ".data" / "bench"))
-BFCL_DIR = ROOT.parent / "shared" / "data" / "bfcl-dev"
 DEMO_CATALOG = ROOT / "toolcatalog" / "fixtures" / "demo_catalog.json"
+# The development sets (a folder holding bfcl-dev/): --data-dir, else these.
+DEFAULT_DATA_DIR = ROOT.parent / "shared" / "data"
+TINY_DATA_DIR = ROOT / "bench" / "data" / "tiny"  # in the repository: see its README
+_data_dir = DEFAULT_DATA_DIR
+
+
+def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help=f"folder holding bfcl-dev/ (default: {TINY_DATA_DIR.relative_to(ROOT)} with --tiny, "
+                             "else ../shared/data)")
+
+
+def use_data_dir(args: argparse.Namespace) -> Path:
+    """Take the data directory from the parsed arguments (`--data-dir`, `--tiny`)."""
+    global _data_dir
+    _data_dir = args.data_dir or (TINY_DATA_DIR if getattr(args, "tiny", False) else DEFAULT_DATA_DIR)
+    if not (_data_dir / "bfcl-dev" / "catalog.json").exists():
+        raise SystemExit(f"no bfcl-dev/catalog.json under {_data_dir}: pass --data-dir")
+    return _data_dir
+
+
+def bfcl_dir() -> Path:
+    return _data_dir / "bfcl-dev"
 
 
 # -- tables ----------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.common import RESULTS_DIR as LOG_DIR  # noqa: E402
-from bench.common import ROOT, Latency, Table, print_tables, save_results  # noqa: E402
+from bench.common import ROOT, Latency, Table, add_data_dir_argument, print_tables, save_results, use_data_dir  # noqa: E402
 
 COLOURS = ["amber", "cobalt", "crimson", "jade", "ochre", "violet", "teal", "scarlet", "ivory", "onyx"]
 THINGS = ["kayak rental", "beehive inspection", "violin tuning", "greenhouse watering", "telescope booking",
@@ -283,7 +283,9 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="py-spy one web worker during the 32-client phases")
     parser.add_argument("--summarise-profiles", action="store_true",
                         help="only rebuild the profile tables of the last run from its raw py-spy files")
+    add_data_dir_argument(parser)
     args = parser.parse_args()
+    use_data_dir(args)
     if args.summarise_profiles:
         return resummarise()
     if args.tiny:

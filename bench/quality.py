@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.calibrate_auto import MODEL_ID, Embedder
-from bench.common import BFCL_DIR, DEMO_CATALOG, Table, print_tables, save_results
+from bench.common import DEMO_CATALOG, Table, add_data_dir_argument, bfcl_dir, print_tables, save_results, use_data_dir
 from engine import CatalogSnapshot, RouteRequest, RoutingIndex, ToolEntry, build_index, route
 from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
 
@@ -65,8 +65,8 @@ class Dataset:
 
 # -- data sets ---------------------------------------------------------------------------------
 def bfcl_dataset(emb: Embedder, tiny: bool) -> Dataset:
-    document = json.loads((BFCL_DIR / "catalog.json").read_text())
-    queries = [json.loads(line) for line in (BFCL_DIR / "queries.jsonl").read_text().splitlines() if line.strip()]
+    document = json.loads((bfcl_dir() / "catalog.json").read_text())
+    queries = [json.loads(line) for line in (bfcl_dir() / "queries.jsonl").read_text().splitlines() if line.strip()]
     if tiny:
         queries = queries[:15]
         document = {**document, "tools": _tiny_tools(document["tools"], queries)}
@@ -224,7 +224,9 @@ def quality_table(data: Dataset, emb: Embedder) -> Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true", help="CI mode: ~100 tools, a few queries")
+    add_data_dir_argument(parser)
     args = parser.parse_args()
+    use_data_dir(args)
     started = time.perf_counter()
     emb = Embedder()
     tables = [quality_table(bfcl_dataset(emb, args.tiny), emb), quality_table(demo_dataset(emb, args.tiny), emb)]

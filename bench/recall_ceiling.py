@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.calibrate_auto import MODEL_ID, Embedder, load  # noqa: E402
-from bench.common import BFCL_DIR, Table, print_tables, save_results  # noqa: E402
+from bench.common import Table, add_data_dir_argument, bfcl_dir, print_tables, save_results, use_data_dir  # noqa: E402
 from engine import (  # noqa: E402  # noqa: E402
     CatalogSnapshot,
     ToolEntry,  # noqa: E402
@@ -77,7 +77,7 @@ def recall(scores: np.ndarray, expected: list[list[int]]) -> tuple[float, float]
 
 
 def load_bench(emb: Embedder, tiny: bool) -> Bench:
-    tools, queries = load(BFCL_DIR / "catalog.json", BFCL_DIR / "queries.jsonl")
+    tools, queries = load(bfcl_dir() / "catalog.json", bfcl_dir() / "queries.jsonl")
     if tiny:
         queries = queries[:15]
         wanted = {n for q in queries for n in q["expected"]}
@@ -231,9 +231,11 @@ def misses_table(b: Bench) -> Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tiny", action="store_true", help="CI mode: ~100 tools, 15 queries")
+    add_data_dir_argument(parser)
     parser.add_argument("--second-model", type=Path, default=None,
                         help="a sentence-transformers model folder to compare with MiniLM")
     args = parser.parse_args()
+    use_data_dir(args)
     emb = Embedder()
     bench = load_bench(emb, args.tiny)
     tables = [variants_table(bench, emb, args.second_model), misses_table(bench)]

@@ -25,23 +25,24 @@ FULL_SIZES = "100,1000,10000,100000"
 STEP_NAMES = ("quality", "recall_ceiling", "speed", "serving", "load")
 
 
-def steps(full: bool, tiny: bool) -> list[tuple[str, list[str]]]:
+def steps(full: bool, tiny: bool, data_dir: Path | None = None) -> list[tuple[str, list[str]]]:
     py = sys.executable
+    data = ["--data-dir", str(data_dir)] if data_dir else []
     if tiny:
-        return [(name, [py, f"bench/{name}.py", "--tiny"]) for name in STEP_NAMES]
+        return [(name, [py, f"bench/{name}.py", "--tiny", *data]) for name in STEP_NAMES]
     sizes = FULL_SIZES if full else FAST_SIZES
     return [
-        ("quality", [py, "bench/quality.py"]),
-        ("recall_ceiling", [py, "bench/recall_ceiling.py"]),
-        ("speed", [py, "bench/speed.py", "--sizes", sizes, *(["--seeds-at-10k"] if full else [])]),
-        ("serving", [py, "bench/serving.py", "--sizes", sizes]),
-        ("load", [py, "bench/load.py", "--seconds", "60", "--profile"]),
+        ("quality", [py, "bench/quality.py", *data]),
+        ("recall_ceiling", [py, "bench/recall_ceiling.py", *data]),
+        ("speed", [py, "bench/speed.py", "--sizes", sizes, *(["--seeds-at-10k"] if full else []), *data]),
+        ("serving", [py, "bench/serving.py", "--sizes", sizes, *data]),
+        ("load", [py, "bench/load.py", "--seconds", "60", "--profile", *data]),
     ]
 
 
-def run_steps(full: bool, tiny: bool) -> list[str]:
+def run_steps(full: bool, tiny: bool, data_dir: Path | None = None) -> list[str]:
     commands = []
-    for _name, command in steps(full, tiny):
+    for _name, command in steps(full, tiny, data_dir):
         shown = " ".join(Path(c).name if c == sys.executable else c for c in command)
         print(f"== {shown}", flush=True)
         started = time.perf_counter()
@@ -262,8 +263,9 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="CI mode: every step in its tiny mode")
     parser.add_argument("--render-only", action="store_true")
     parser.add_argument("--output", type=Path, default=ROOT / "BENCHMARKS.md")
+    parser.add_argument("--data-dir", type=Path, default=None, help="passed on to every step (folder holding bfcl-dev/)")
     args = parser.parse_args()
-    commands = [] if args.render_only else run_steps(args.full, args.tiny)
+    commands = [] if args.render_only else run_steps(args.full, args.tiny, args.data_dir)
     render(commands, args.full, args.output, args.tiny)
     print(f"wrote {args.output}")
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench import catalogs  # noqa: E402
 from bench.calibrate_auto import Embedder  # noqa: E402
-from bench.common import RESULTS_DIR, Latency, Table, print_tables, save_results  # noqa: E402
+from bench.common import RESULTS_DIR, Latency, Table, add_data_dir_argument, print_tables, save_results, use_data_dir  # noqa: E402
 from bench.server import Gunicorn, api_key, load_catalog, post, warm  # noqa: E402
 from bench.throwaway import throwaway_services  # noqa: E402
 
@@ -248,7 +248,9 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="CI mode: 100 tools, a few requests")
     parser.add_argument("--profile", action="store_true",
                         help="py-spy each web worker during the fast-path phase (raw stacks in the results folder)")
+    add_data_dir_argument(parser)
     args = parser.parse_args()
+    use_data_dir(args)
     sizes = [100] if args.tiny else [int(s) for s in args.sizes.split(",")]
     emb = Embedder()
     results = []

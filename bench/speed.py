@@ -29,7 +29,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from bench import catalogs  # noqa: E402
 from bench.calibrate_auto import Embedder  # noqa: E402
-from bench.common import Latency, Table, embedding_rate, fresh_encoder, print_tables, ratio, rss_mb, save_results  # noqa: E402
+from bench.common import (  # noqa: E402
+    Latency,
+    Table,
+    add_data_dir_argument,
+    embedding_rate,
+    fresh_encoder,
+    print_tables,
+    ratio,
+    rss_mb,
+    save_results,
+    use_data_dir,
+)
 from bench.quality import words  # noqa: E402
 from engine import RouteRequest, build_index, route  # noqa: E402
 
@@ -162,7 +173,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--tiny", action="store_true", help="CI mode: 100 tools, a few requests")
     parser.add_argument("--seeds-at-10k", action="store_true", help="also time the seeds' filter at 10,000 tools (~3 min)")
+    add_data_dir_argument(parser)
     args = parser.parse_args()
+    use_data_dir(args)
     sizes = [100] if args.tiny else [int(s) for s in args.sizes.split(",")]
     emb = Embedder()
     encode = fresh_encoder()

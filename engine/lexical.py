@@ -65,12 +65,13 @@ def _load_stemmer() -> Callable[[list[str]], list[str]]:
     field); the engine stays correct without it, only a little less lexical.
     """
     try:
-        import Stemmer  # type: ignore[import-not-found]
+        import Stemmer
     except ImportError:  # pragma: no cover - depends on the environment
         log.warning("PyStemmer not installed; BM25 runs without stemming")
         return lambda words: words
     stemmer = Stemmer.Stemmer("english")
-    return stemmer.stemWords
+    stem_words: Callable[[list[str]], list[str]] = stemmer.stemWords
+    return stem_words
 
 
 _stem_words = _load_stemmer()

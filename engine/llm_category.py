@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from .types import CategoryEntry
 
@@ -27,7 +28,7 @@ class CategorySelectionError(RuntimeError):
     """The LLM answered, but not with a usable category choice."""
 
 
-def category_selector_tool(categories: Sequence[CategoryEntry]) -> dict:
+def category_selector_tool(categories: Sequence[CategoryEntry]) -> dict[str, Any]:
     names = [c.name for c in categories]
     return {
         "type": "function",
@@ -71,7 +72,7 @@ class OpenAICategorySelector:
     def __call__(self, query: str, categories: Sequence[CategoryEntry]) -> list[str]:
         if not categories:
             return []
-        response = self.client.chat.completions.create(
+        response = self.client.chat.completions.create(  # type: ignore[call-overload]  # plain dicts, not TypedDicts
             model=self.model,
             messages=[
                 {"role": "system", "content": f"{SYSTEM_PROMPT}\n\nCategories:\n{category_menu(categories)}"},

@@ -306,7 +306,7 @@ def _choose_categories(ctx: _Context, llm: SelectCategories | None) -> tuple[lis
     return [], steps
 
 
-def _step_llm(ctx: _Context, eligible: list[CategoryEntry], llm: SelectCategories | None) -> tuple[list[str], dict]:
+def _step_llm(ctx: _Context, eligible: list[CategoryEntry], llm: SelectCategories | None) -> tuple[list[str], dict[str, Any]]:
     if llm is None:
         return [], {"step": "llm", "status": "skipped", "detail": "no LLM category selector configured"}
     try:
@@ -319,13 +319,15 @@ def _step_llm(ctx: _Context, eligible: list[CategoryEntry], llm: SelectCategorie
     return chosen, {"step": "llm", "status": status, "categories": chosen}
 
 
-def _step_embedding(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict]:
+def _step_embedding(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict[str, Any]]:
     semantic = ctx.semantic()
     if semantic is None:
         return [], {"step": "embedding", "status": "error", "detail": ctx.embed_error}
     index = ctx.index
     scores: dict[str, float] = {}
-    cat_cos = dict(zip(index.category_vector_names, np.einsum("ij,j->i", index.category_matrix, ctx.query_vector)))
+    assert ctx.query_vector is not None  # set whenever `semantic` is
+    cat_cos = dict(zip(index.category_vector_names, np.einsum("ij,j->i", index.category_matrix, ctx.query_vector),
+                       strict=True))
     for cat in eligible:
         own = ctx.candidates & (index.tool_category == index.category_pos[cat.name])
         best_tool = float(semantic.cosine[own].max()) if own.any() else -1.0
@@ -346,7 +348,7 @@ def _pick_spanning(scores: dict[str, float]) -> list[str]:
     return [n for n, s in ranked if s >= best - CATEGORY_SPAN_MARGIN][:MAX_CATEGORIES]
 
 
-def _step_keywords(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict]:
+def _step_keywords(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict[str, Any]]:
     query_tokens = set(ctx.tokens)
     token_sets = ctx.index.category_token_sets()
     hits = {c.name: len(query_tokens & token_sets.get(c.name, frozenset())) for c in eligible}
@@ -355,7 +357,7 @@ def _step_keywords(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> t
     return chosen, {"step": "keywords", "status": "ok" if chosen else "empty", "categories": chosen}
 
 
-def _step_default(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict]:
+def _step_default(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tuple[list[str], dict[str, Any]]:
     default = ctx.request.default_category
     if not default:
         return [], {"step": "default", "status": "skipped", "detail": "no default category"}

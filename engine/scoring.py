@@ -87,7 +87,8 @@ def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float = HYBRID_L
     """Hybrid 0-1 score over candidates (see the module docstring)."""
     best = float(lexical_raw.max()) if lexical_raw.size else 0.0
     rel = lexical_raw / best if best > 0 else np.zeros_like(lexical_raw)
-    return (np.clip(semantic, 0.0, 1.0) + weight * rel) / (1.0 + weight)
+    fused: np.ndarray = (np.clip(semantic, 0.0, 1.0) + weight * rel) / (1.0 + weight)
+    return fused
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iterations: int = 50) -> np.ndarray:

@@ -40,16 +40,17 @@ class ToolEntry:
     name: str
     description: str
     category: str | None
-    parameters: dict | str
+    parameters: dict[str, Any] | str
     usage_hint: str = ""
     related_tools: tuple[str, ...] = ()
     core: bool = False
     hypothetical_queries: tuple[str, ...] = ()
 
-    def schema(self) -> dict:
+    def schema(self) -> dict[str, Any]:
         """The parameters as a dict (parsed anew from the text form on every call)."""
         if isinstance(self.parameters, str):
-            return json.loads(self.parameters) if self.parameters else {}
+            parsed: dict[str, Any] = json.loads(self.parameters) if self.parameters else {}
+            return parsed
         return self.parameters or {}
 
 

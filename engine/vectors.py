@@ -26,7 +26,8 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
         matrix = matrix[None, :]
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return matrix / norms
+    normalised: np.ndarray = matrix / norms
+    return normalised
 
 
 def normalise(vector: np.ndarray) -> np.ndarray:
@@ -141,7 +142,8 @@ class VectorIndex:
 
 def _matvec(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
     if matrix.dtype == np.float32:
-        return matrix @ q
+        product: np.ndarray = matrix @ q
+        return product
     out = np.empty(len(matrix), dtype=np.float32)
     for start in range(0, len(matrix), _CHUNK_ROWS):
         out[start:start + _CHUNK_ROWS] = matrix[start:start + _CHUNK_ROWS].astype(np.float32) @ q
@@ -183,4 +185,5 @@ def _infer_dim(*maps: dict[str, np.ndarray]) -> int:
 
 def cosine_to_unit(cosine: np.ndarray) -> np.ndarray:
     """Cosine on the 0-1 score scale: negatives (unrelated) clip to 0."""
-    return np.clip(cosine, 0.0, 1.0)
+    clipped: np.ndarray = np.clip(cosine, 0.0, 1.0)
+    return clipped

@@ -36,7 +36,7 @@ class VectorCache:
         except redis.RedisError:
             return found  # no shared cache while Redis is away; the provider still answers
         from_redis = {k: np.frombuffer(v, dtype=np.float32) for k, v in zip(missing, values, strict=True)
-                      if v is not None}
+                      if isinstance(v, bytes)}
         self._memory.put_many(from_redis)
         found.update(from_redis)
         return found

@@ -286,7 +286,7 @@ def _forget_deleted_keys(rows: list[RequestLog]) -> None:
         return
     # The key model through the foreign key: the usage log does not import the API layer above it.
     api_keys = RequestLog._meta.get_field("api_key").related_model
-    existing = set(api_keys.objects.filter(pk__in=key_ids).values_list("pk", flat=True))
+    existing = set(api_keys._default_manager.filter(pk__in=key_ids).values_list("pk", flat=True))
     for row in rows:
         if row.api_key_id is not None and row.api_key_id not in existing:
             row.api_key_id = None

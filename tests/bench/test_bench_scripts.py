@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+TINY_DATA = ROOT / "bench" / "data" / "tiny"  # in the repository: the tests never read ../shared
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,8 @@ def bench_env(results_dir: Path) -> dict[str, str]:
 
 def run_script(name: str, results_dir: Path, *args: str) -> dict:
     env = bench_env(results_dir)
-    done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", *args], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", "--data-dir", str(TINY_DATA), *args],
+                          cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"bench/{name}.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return json.loads((results_dir / f"{name}-tiny.json").read_text())

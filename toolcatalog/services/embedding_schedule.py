@@ -17,11 +17,11 @@ from django.utils import timezone
 from engine import category_embedding_text, text_hash, tool_embedding_text
 
 from ..embeddings import get_provider
-from ..models import Category, EmbeddingStatus, HypotheticalQuery, Tool
+from ..models import Category, Embedded, EmbeddingStatus, HypotheticalQuery, Tool
 
 logger = logging.getLogger(__name__)
 
-EMBEDDED_MODELS: dict[str, type[models.Model]] = {
+EMBEDDED_MODELS: dict[str, type[Embedded]] = {
     "tool": Tool,
     "category": Category,
     "query": HypotheticalQuery,
@@ -48,7 +48,7 @@ def embedding_text(obj: models.Model) -> str:
     raise TypeError(f"{type(obj).__name__} has no embedding")
 
 
-def embedding_is_current(obj: models.Model, text: str, model_id: str) -> bool:
+def embedding_is_current(obj: Embedded, text: str, model_id: str) -> bool:
     return (
         obj.embedding_status == EmbeddingStatus.READY
         and obj.embedding_text_hash == text_hash(text)
@@ -70,13 +70,13 @@ class _EmbeddingQueue(threading.local):
 _queue = _EmbeddingQueue()
 
 
-def schedule_embedding(obj: models.Model) -> bool:
+def schedule_embedding(obj: Embedded) -> bool:
     """Queue `obj` for embedding unless its vector already matches its text and model."""
     text = embedding_text(obj)
     if embedding_is_current(obj, text, get_provider().model_id):
         return False
     kind = kind_of(obj)
-    type(obj).objects.filter(pk=obj.pk).update(
+    type(obj)._default_manager.filter(pk=obj.pk).update(
         embedding_status=EmbeddingStatus.PENDING, embedding_requested_at=timezone.now()
     )
     _queue.ids[kind].add(obj.pk)
@@ -113,22 +113,22 @@ def requeue_stale_embeddings(pending_after: timedelta = timedelta(minutes=2)) ->
     cutoff = timezone.now() - pending_after
     sent = 0
     for kind, model in EMBEDDED_MODELS.items():
-        stale = model.objects.filter(
+        stale = model._default_manager.filter(
             models.Q(embedding_status=EmbeddingStatus.FAILED)
             | models.Q(embedding_status=EmbeddingStatus.PENDING, embedding_requested_at__lt=cutoff)
             | models.Q(embedding_status=EmbeddingStatus.PENDING, embedding_requested_at__isnull=True)
         )
         ids = sorted(set(stale.values_list("pk", flat=True)) | set(stale_model_ids(model)))
         if ids:
-            model.objects.filter(pk__in=ids).update(embedding_requested_at=timezone.now())
+            model._default_manager.filter(pk__in=ids).update(embedding_requested_at=timezone.now())
             enqueue_embedding(kind, ids)
             sent += len(ids)
     return sent
 
 
-def stale_model_ids(model: type[models.Model]) -> models.QuerySet:
+def stale_model_ids(model: type[Embedded]) -> models.QuerySet[Embedded, int]:
     """Ready rows whose vector was made by another model than the configured one."""
-    return (model.objects.filter(embedding_status=EmbeddingStatus.READY)
+    return (model._default_manager.filter(embedding_status=EmbeddingStatus.READY)
             .exclude(embedding_model=get_provider().model_id).values_list("pk", flat=True))
 
 
@@ -136,5 +136,5 @@ def mark_all_for_reembedding() -> int:
     """Forget every stored text hash so that the next embedding pass redoes everything."""
     count = 0
     for model in EMBEDDED_MODELS.values():
-        count += model.objects.update(embedding_status=EmbeddingStatus.PENDING, embedding_text_hash="")
+        count += model._default_manager.update(embedding_status=EmbeddingStatus.PENDING, embedding_text_hash="")
     return count

@@ -4,13 +4,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import models, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from engine import text_hash
 
 from ..embeddings import get_provider
-from ..models import EmbeddingStatus
+from ..models import Embedded, EmbeddingStatus
 from .embedding_schedule import EMBEDDED_MODELS, embedding_is_current, embedding_text
 from .versions import bump_catalog_version
 
@@ -25,11 +25,11 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
     """Embed the rows whose vector is missing or stale. Idempotent: a retried batch skips done rows."""
     model = EMBEDDED_MODELS[kind]
     provider = get_provider()
-    objects = list(model.objects.filter(pk__in=list(ids)))
+    objects = list(model._default_manager.filter(pk__in=list(ids)))
     if kind == "tool":
-        objects = list(model.objects.filter(pk__in=[o.pk for o in objects]).select_related("category"))
+        objects = list(model._default_manager.filter(pk__in=[o.pk for o in objects]).select_related("category"))
     report = EmbedReport()
-    todo: list[tuple[models.Model, str]] = []
+    todo: list[tuple[Embedded, str]] = []
     for obj in objects:
         text = embedding_text(obj)
         if embedding_is_current(obj, text, provider.model_id):
@@ -42,7 +42,7 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
     now = timezone.now()
     with transaction.atomic():
         for (obj, text), vector in zip(todo, vectors):
-            model.objects.filter(pk=obj.pk).update(
+            model._default_manager.filter(pk=obj.pk).update(
                 embedding=vector.tolist(),
                 embedding_model=provider.model_id,
                 embedding_dimensions=len(vector),
@@ -61,7 +61,7 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
 def record_embedding_error(kind: str, ids: Iterable[int], error: str, *, final: bool) -> None:
     """Keep the last error visible; after the last retry the rows become `failed`."""
     status = EmbeddingStatus.FAILED if final else EmbeddingStatus.PENDING
-    EMBEDDED_MODELS[kind].objects.filter(pk__in=list(ids)).exclude(embedding_status=EmbeddingStatus.READY).update(
+    EMBEDDED_MODELS[kind]._default_manager.filter(pk__in=list(ids)).exclude(embedding_status=EmbeddingStatus.READY).update(
         embedding_status=status, embedding_error=error[:2000]
     )
     if final:

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         batch = settings.EMBEDDING_BATCH_SIZE
         total_embedded = total_failed = 0
         for kind, model in services.EMBEDDED_MODELS.items():
-            ids = list(model.objects.exclude(embedding_status=EmbeddingStatus.READY, embedding_text_hash__gt="")
+            ids = list(model._default_manager.exclude(embedding_status=EmbeddingStatus.READY, embedding_text_hash__gt="")
                        .values_list("pk", flat=True))
             ids += list(services.stale_model_ids(model))
             ids = sorted(set(ids))
