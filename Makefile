@@ -5,13 +5,18 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install bench bench-full clean
+.PHONY: run test lint install bench bench-full clean
 
 run: $(STAMP)
 	$(PY) -m toolrouter.devservices --serve --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m toolrouter.devservices -- $(PY) -m pytest $(PYTEST_ARGS)
+
+# ruff (style, imports, bugs) and mypy (types; strict for engine/ and shared/), as pyproject.toml sets them.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 install: $(STAMP)
 

@@ -54,6 +54,13 @@ class KeyLookup:
 _copies: dict[str, tuple[bytes, ApiKey]] = {}
 
 
+def api_key_of(request: Any) -> ApiKey:
+    """The authenticated request's API key (the views' permission has checked there is one)."""
+    api_key = request.auth
+    assert isinstance(api_key, ApiKey)
+    return api_key
+
+
 def catalog_stamp_of(request: Any) -> bytes | None:
     """The catalog stamp the request's authentication read, for the route service."""
     return getattr(request.user, "catalog_stamp", None)

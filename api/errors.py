@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
@@ -62,14 +63,16 @@ def api_exception_handler(exc, context) -> Response:
         return Response(error_body("internal_error", "The server failed to answer this request; it was logged."),
                         status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     code = CODES.get(type(exc), getattr(exc, "default_code", "error"))
+    details: dict[str, Any]
     if isinstance(exc, exceptions.ValidationError):
         details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
         message = "The request is not valid: " + _first_messages(details)
     else:
         details = {}
         message = str(exc.detail)
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        details = {"retry_after_seconds": int(exc.wait + 0.999)}
+    wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+    if wait is not None:
+        details = {"retry_after_seconds": int(wait + 0.999)}
     response.data = error_body(code, message, details)
     return response
 

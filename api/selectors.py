@@ -6,7 +6,7 @@ from django.db import connection
 from .models import ApiKey
 
 _KEY_FIELDS = ApiKey._meta.concrete_fields
-_KEY_BY_HASH = (f"SELECT {', '.join(f.column for f in _KEY_FIELDS)} "
+_KEY_BY_HASH = (f"SELECT {', '.join(str(f.column) for f in _KEY_FIELDS)} "
                 f"FROM {ApiKey._meta.db_table} WHERE key_hash = %s")
 
 

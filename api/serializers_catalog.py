@@ -40,14 +40,15 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
         return instance
 
     def create(self, validated_data: dict) -> Any:
-        return self._save(self.Meta.model(), validated_data)
+        return self._save(self.Meta.model(), validated_data)  # type: ignore[misc]  # Meta.model is a concrete model
 
     def update(self, instance, validated_data: dict) -> Any:
         return self._save(instance, validated_data)
 
 
 class CategorySerializer(ModelValidatingSerializer):
-    parent = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
+    parent = serializers.SlugRelatedField(  # type: ignore[assignment]  # a field, not the base's parent serializer
+        slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
     embedding_status = serializers.CharField(read_only=True)
 
     class Meta:

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from routing import services
 from routing.meta_tool import tool_search_definition
 
-from .auth import catalog_stamp_of
+from .auth import api_key_of, catalog_stamp_of
 from .errors import ApiError
 from .schema import with_errors
 from .serializers_route import (
@@ -22,7 +22,7 @@ from .serializers_route import (
 
 
 def caller_of(request: Request) -> services.Caller:
-    api_key = request.auth
+    api_key = api_key_of(request)
     return services.Caller(api_key_id=api_key.pk, name=api_key.name, bound_toolset_id=api_key.toolset_id)
 
 

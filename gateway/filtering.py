@@ -202,7 +202,7 @@ def tool_description(tool: dict) -> str:
 
 
 def tool_parameters(tool: dict) -> dict:
-    function = tool.get("function") if isinstance(tool.get("function"), dict) else {}
+    function: dict[str, Any] = tool["function"] if isinstance(tool.get("function"), dict) else {}
     for candidate in (tool.get("parameters"), tool.get("input_schema"), tool.get("inputSchema"),
                       function.get("parameters")):
         if isinstance(candidate, dict):
@@ -293,7 +293,7 @@ def _build_index(tools: list[dict], provider: EmbeddingProvider, with_vectors: b
     tool_vectors: dict[str, np.ndarray] = {}
     query_vectors: dict[str, np.ndarray] = {}
     if with_vectors:
-        texts = [tool_embedding_text(_display_name(e.name), e.description, None, e.parameters) for e in entries]
+        texts = [tool_embedding_text(_display_name(e.name), e.description, None, e.schema()) for e in entries]
         tool_vectors = dict(zip(keys, tool_vector_cache.vectors(texts, provider)))
         query_vectors = {k: v for k, (_, v) in catalog.items() if v is not None}
     snapshot = CatalogSnapshot(version=f"filter:{version}", tools=tuple(entries), categories=(),

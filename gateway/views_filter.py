@@ -13,6 +13,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from api.auth import api_key_of
 from api.errors import ApiError
 from api.schema import ANY_OBJECT
 
@@ -49,8 +50,8 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
         if unknown:
             raise ApiError(400, "invalid_request", f"Unknown query parameter(s): {', '.join(unknown)}.",
                            {"allowed": list(filter_gateway.OPTION_NAMES)})
-        values.update({k: v for k, v in request.query_params.items() if v != ""})
-    api_key = request.auth
+        values.update({k: str(v) for k, v in request.query_params.items() if v != ""})
+    api_key = api_key_of(request)
     try:
         return filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
                                             key_tools_path=api_key.filter_tools_path)

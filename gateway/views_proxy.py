@@ -77,7 +77,7 @@ class ProxyView(APIView):
     content_negotiation_class = IgnoreAccept
 
     @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT}, summary="Filter tools, then forward upstream")
-    def post(self, request: Request) -> HttpResponse:
+    def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         outcome = run_filter(raw_body(request._request), filter_options(request, from_query=False))
         headers = proxy.upstream_headers(self.kind, request.headers,
                                          getattr(request._request, "our_key_header", None))
@@ -106,10 +106,10 @@ def _wants_stream(body: bytes) -> bool:
         return False
 
 
-def _response(reply: proxy.UpstreamReply, outcome: filter_gateway.FilterOutcome) -> HttpResponse:
+def _response(reply: proxy.UpstreamReply, outcome: filter_gateway.FilterOutcome) -> HttpResponse | StreamingHttpResponse:
     if reply.chunks is not None:
-        response: HttpResponse = StreamingHttpResponse(reply.chunks, status=reply.status,
-                                                       content_type=reply.content_type)
+        response: HttpResponse | StreamingHttpResponse = StreamingHttpResponse(
+            reply.chunks, status=reply.status, content_type=reply.content_type)
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events on as they come
     else:

@@ -98,7 +98,7 @@ def snapshot_from_document(document: dict[str, Any], embed, model_id: str, batch
                       workflow_hint=c.get("workflow_hint") or "", parent=c.get("parent"))
         for c in document.get("categories", []) if c.get("enabled", True)
     ]
-    tool_texts = [tool_embedding_text(t.name, t.description, t.category, t.parameters) for t in tools]
+    tool_texts = [tool_embedding_text(t.name, t.description, t.category, t.schema()) for t in tools]
     query_texts = [q for t in tools for q in t.hypothetical_queries]
     category_texts = [category_embedding_text(c.name, c.description, c.keywords) for c in categories]
     vectors = _embed_all(embed, tool_texts + query_texts + category_texts, batch_size)

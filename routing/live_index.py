@@ -35,7 +35,7 @@ class LiveIndex:
         """The index of the current catalog version. `catalog_stamp` must have been read before
         this call (it is then never newer than the version read here)."""
         stamp = catalog_stamp
-        if stamp is not None and stamp == self._stamp and model_id == self._model_id:
+        if self._index is not None and stamp is not None and stamp == self._stamp and model_id == self._model_id:
             return self._index
         try:
             version = selectors.catalog_version()

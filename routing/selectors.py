@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from django.db.models import BinaryField, F, Func, TextField
@@ -19,11 +21,12 @@ def _enabled_category_names() -> tuple[list[Category], set[str]]:
 
     def chain_enabled(category: Category) -> bool:
         seen = set()
-        while category is not None and category.pk not in seen:
-            if not category.enabled:
+        current: Category | None = category
+        while current is not None and current.pk not in seen:
+            if not current.enabled:
                 return False
-            seen.add(category.pk)
-            category = by_pk.get(category.parent_id)
+            seen.add(current.pk)
+            current = by_pk.get(current.parent_id) if current.parent_id is not None else None
         return True
 
     enabled = [c for c in categories if chain_enabled(c)]
@@ -61,7 +64,7 @@ def load_snapshot(model_id: str, attempts: int = 5) -> CatalogSnapshot:
     return _read_snapshot(model_id, catalog_version())
 
 
-def _usable(row: dict, model_id: str) -> bool:
+def _usable(row: Mapping[str, Any], model_id: str) -> bool:
     return (row["embedding_status"] == EmbeddingStatus.READY and row["embedding_model"] == model_id
             and row["vector"] is not None)
 

@@ -22,7 +22,7 @@ def remember_tools(api_key_id: int | None, session_id: str, tool_names: list[str
         client = get_redis()
         with client.pipeline() as pipe:
             existing = client.zrange(key, 0, -1)
-            known = {n.decode() for n in existing}
+            known = {n.decode() if isinstance(n, bytes) else str(n) for n in existing}
             start = len(existing)
             new = {name: start + i for i, name in enumerate(n for n in tool_names if n not in known)}
             if new:

@@ -7,7 +7,7 @@ from .models import Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 STATUS_COLOURS = {EmbeddingStatus.READY: "#2e7d32", EmbeddingStatus.PENDING: "#b26a00", EmbeddingStatus.FAILED: "#c62828"}
 
 
-class EmbeddingAdminMixin:
+class EmbeddingAdminMixin(admin.ModelAdmin):
     """Embedding status and last error, read-only, plus the re-embed action; a save schedules the
     object's embedding (and its inline hypothetical queries') through the catalog services."""
 
@@ -33,7 +33,7 @@ class EmbeddingAdminMixin:
         self.message_user(request, f"{count} queued for embedding.", messages.SUCCESS)
 
 
-class EnableActionsMixin:
+class EnableActionsMixin(admin.ModelAdmin):
     @admin.action(description="Enable selected")
     def enable(self, request, queryset) -> None:
         self.message_user(request, f"{services.set_enabled(queryset, True)} enabled.", messages.SUCCESS)

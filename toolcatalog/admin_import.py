@@ -5,6 +5,7 @@ Both go through the same services as the API and the management commands.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django import forms
 from django.contrib import admin
@@ -28,8 +29,8 @@ class ImportForm(forms.Form):
     server_name = forms.CharField(required=False, max_length=128,
                                   help_text="MCP: the server's name, used as the category and name prefix.")
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         upload = data.get("file")
         if upload:
             try:

@@ -72,7 +72,7 @@ class Category(Embedded):
         errors = {}
         if message := validation.name_error("category", self.name):
             errors["name"] = message
-        if self.parent_id and self.pk and self._parent_chain_contains_self():
+        if self.parent is not None and self.pk and self._parent_chain_contains_self():
             errors["parent"] = f"category {self.name!r}: parent {self.parent.name!r} would make a cycle."
         if errors:
             raise ValidationError(errors)

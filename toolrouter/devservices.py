@@ -285,7 +285,8 @@ def _wait_for_interrupt(children: list[subprocess.Popen]) -> int:
     while not stop["signal"]:
         for child in children:
             if child.poll() is not None:
-                print(f"{child.args[:4]} exited with {child.returncode}; stopping.", file=sys.stderr)
+                command = child.args if isinstance(child.args, list) else [child.args]
+                print(f"{command[:4]} exited with {child.returncode}; stopping.", file=sys.stderr)
                 return child.returncode or 1
         time.sleep(0.5)
     return 0

@@ -145,7 +145,7 @@ def latency_chart(series: list[selectors.SeriesPoint], bucket: str) -> TimeChart
     xs, slot = _x_positions(len(series))
     lines = []
     for attribute, css_class, label in (("latency_p95_ms", "line-p95", "p95"), ("latency_p50_ms", "line-p50", "p50")):
-        line, current = Line(css_class, label), []
+        line, current = Line(css_class, label), list[str]()
         for x, point in zip(xs, series):
             value = getattr(point, attribute)
             if value is None:  # no traffic: break the line rather than draw a false zero

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -304,7 +305,7 @@ def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
 def window_series(start: datetime, end: datetime, bucket: str) -> list[SeriesPoint]:
     assert bucket in ("hour", "day")  # interpolated into SQL below
     return [
-        SeriesPoint(*row[:4], tokens_saved=int(row[4]))
+        SeriesPoint(row[0], row[1], row[2], row[3], tokens_saved=int(row[4]))
         for row in _fetchall(
             f"""SELECT date_trunc('{bucket}', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
@@ -346,7 +347,7 @@ def range_totals(r: UsageRange) -> Totals:
     raw = window_totals(r.raw_start, r.end)
     if r.rollup_days is None:
         return raw
-    rows = list(DailyUsage.objects.filter(day__range=r.rollup_days).values())
+    rows: list[dict[str, Any]] = [dict(row) for row in DailyUsage.objects.filter(day__range=r.rollup_days).values()]
     rolled = Totals()
     for row in rows:
         rolled = rolled.merged(Totals(

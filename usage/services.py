@@ -16,6 +16,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -394,8 +395,8 @@ def _catalog_names(used: list[str], offered: set[str]) -> list[str]:
     unknown = [name for name in used if name not in offered]
     if not unknown:
         return used
-    name_map = NameMap(set(Tool.objects.values_list("name", flat=True)) | offered)
-    return list(dict.fromkeys(name_map.get(name, name) for name in used))
+    name_map = NameMap({str(name) for name in Tool.objects.values_list("name", flat=True)} | offered)
+    return list(dict.fromkeys(name_map.get(name) or name for name in used))
 
 
 def _find_request(request_id: str) -> dict | None:
@@ -411,13 +412,14 @@ def _find_request(request_id: str) -> dict | None:
     return found
 
 
-def _request_from_db(request_id: str) -> dict | None:
-    return RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results").first()
+def _request_from_db(request_id: str) -> dict[str, Any] | None:
+    found = RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results").first()
+    return dict(found) if found is not None else None
 
 
 def _request_from_buffers(request_id: str) -> dict | None:
     with _local.lock:
-        candidates = list(_local.items)
+        candidates: list[str | bytes] = list(_local.items)
     try:
         candidates += get_redis().lrange(REQUESTS_KEY, 0, BUFFER_SCAN_LIMIT - 1)
     except redis.RedisError:

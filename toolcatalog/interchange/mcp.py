@@ -35,7 +35,7 @@ class McpServer:
 def _server_from_doc(doc: Any) -> McpServer:
     if not isinstance(doc, dict):
         raise InterchangeError(f"{_EXPECTED}; found {describe_keys(doc)}")
-    body = doc
+    body: Any = doc
     if "jsonrpc" in doc:
         if isinstance(doc.get("error"), dict):
             detail = doc["error"].get("message", doc["error"])
@@ -104,7 +104,7 @@ def _clashing_names(servers: list[McpServer]) -> set[str]:
     """Names defined by more than one server."""
     owners: Counter[str] = Counter()
     for server in servers:
-        names = {t.get("name") for t in server.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+        names = {str(t["name"]) for t in server.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
         owners.update(names)
     return {name for name, count in owners.items() if count > 1}
 

@@ -74,7 +74,7 @@ class _OperationConverter:
         raw = param.get("schema")
         if raw is None and isinstance(param.get("content"), dict) and param["content"]:
             raw = next(iter(param["content"].values())).get("schema")
-        schema = self.schema(raw) if raw is not None else {"type": "string"}
+        schema: dict[str, Any] = self.schema(raw) if raw is not None else {"type": "string"}
         if param.get("description"):
             schema["description"] = str(param["description"]).strip()
         if param.get("deprecated") is True:

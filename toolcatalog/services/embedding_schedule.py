@@ -37,7 +37,7 @@ def kind_of(obj: models.Model) -> str:
 
 def embedding_text(obj: models.Model) -> str:
     if isinstance(obj, Tool):
-        category = obj.category.name if obj.category_id else None
+        category = obj.category.name if obj.category is not None else None
         return tool_embedding_text(obj.name, obj.description, category, obj.parameters)
     if isinstance(obj, Category):
         # The engine adds the category's tools' vectors at query time, so a new tool

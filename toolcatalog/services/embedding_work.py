@@ -10,7 +10,7 @@ from django.utils import timezone
 from engine import text_hash
 
 from ..embeddings import get_provider
-from ..models import Embedded, EmbeddingStatus
+from ..models import Embedded, EmbeddingStatus, Tool
 from .embedding_schedule import EMBEDDED_MODELS, embedding_is_current, embedding_text
 from .versions import bump_catalog_version
 
@@ -25,9 +25,9 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
     """Embed the rows whose vector is missing or stale. Idempotent: a retried batch skips done rows."""
     model = EMBEDDED_MODELS[kind]
     provider = get_provider()
-    objects = list(model._default_manager.filter(pk__in=list(ids)))
-    if kind == "tool":
-        objects = list(model._default_manager.filter(pk__in=[o.pk for o in objects]).select_related("category"))
+    rows = model._default_manager.filter(pk__in=list(ids))
+    objects: list[Embedded] = list(Tool.objects.filter(pk__in=rows.values("pk")).select_related("category")
+                                   if model is Tool else rows)
     report = EmbedReport()
     todo: list[tuple[Embedded, str]] = []
     for obj in objects:

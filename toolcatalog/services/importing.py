@@ -114,10 +114,10 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
 
 def _import_categories(entries: list[Any], report: ImportReport) -> None:
     names_in_document = {e.get("name") for e in entries if isinstance(e, dict)}
-    known = set(Category.objects.values_list("name", flat=True)) | names_in_document
+    known: set[Any] = set(Category.objects.values_list("name", flat=True)) | names_in_document
     parents: dict[str, str | None] = {}
     for position, entry in enumerate(entries):
-        name = entry.get("name") if isinstance(entry, dict) else None
+        name: Any = entry.get("name") if isinstance(entry, dict) else None
         problem = _category_problem(entry, known)
         if problem:
             report.rejected.append({"kind": "category", "index": str(position), "name": str(name), "reason": problem})
@@ -140,10 +140,10 @@ def _import_categories(entries: list[Any], report: ImportReport) -> None:
                 Category.objects.filter(pk=category.pk).update(parent=None)
 
 
-def _category_problem(entry: Any, known: set[str]) -> str | None:
+def _category_problem(entry: Any, known: set[Any]) -> str | None:
     if not isinstance(entry, dict):
         return "a category must be a JSON object."
-    name = entry.get("name")
+    name: Any = entry.get("name")
     if message := validation.name_error("category", name):
         return message
     if message := validation.keywords_error("category", name, entry.get("keywords", [])):
@@ -157,7 +157,7 @@ def _category_problem(entry: Any, known: set[str]) -> str | None:
 
 
 def _parent_name(category: Category) -> str | None:
-    return category.parent.name if category.parent_id else None
+    return category.parent.name if category.parent is not None else None
 
 
 def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Category, bool, bool]:
@@ -184,7 +184,7 @@ def _import_tools(entries: list[Any], report: ImportReport, source: str) -> dict
     imported: dict[str, Tool] = {}
     seen: set[str] = set()
     for position, entry in enumerate(entries):
-        name = entry.get("name") if isinstance(entry, dict) else None
+        name: Any = entry.get("name") if isinstance(entry, dict) else None
         problem = _tool_problem(entry, categories, seen)
         if problem:
             report.rejected.append({"kind": "tool", "index": str(position), "name": str(name), "reason": problem})
@@ -205,7 +205,7 @@ def _import_tools(entries: list[Any], report: ImportReport, source: str) -> dict
 def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -> str | None:
     if not isinstance(entry, dict):
         return "a tool must be a JSON object."
-    name = entry.get("name")
+    name: Any = entry.get("name")
     if message := validation.name_error("tool", name):
         return message
     if name in seen:
@@ -239,7 +239,7 @@ def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source:
         "tags": list(entry.get("tags") or []),
         "source": entry.get("source") or source,
     }
-    category = categories.get(entry.get("category")) if entry.get("category") else None
+    category = categories.get(str(entry["category"])) if entry.get("category") else None
     tool = Tool.objects.filter(name=entry["name"]).first()
     if tool is None:
         return save_validated(Tool(name=entry["name"], category=category, **values)), True, False
@@ -268,7 +268,7 @@ def _add_queries(tool: Tool, texts: list[str]) -> bool:
 def _link_related_tools(entries: list[Any], imported: dict[str, Tool], report: ImportReport) -> None:
     all_names = set(Tool.objects.values_list("name", flat=True))
     for entry in entries:
-        tool = imported.get(entry.get("name")) if isinstance(entry, dict) else None
+        tool = imported.get(str(entry.get("name"))) if isinstance(entry, dict) else None
         if tool is None:
             continue
         wanted = list(dict.fromkeys(entry.get("related_tools") or []))

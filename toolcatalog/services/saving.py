@@ -41,10 +41,12 @@ def mark_curated_edits(obj: Tool | Category, fields: Iterable[str]) -> None:
     Compares values with the stored row (not the form's changed_data, which flags array fields
     that were only re-rendered); on creation, every non-empty field counts as curated.
     """
-    stored = type(obj).objects.filter(pk=obj.pk).first() if obj.pk else None
+    stored = type(obj)._default_manager.filter(pk=obj.pk).first() if obj.pk else None
     edited = set()
     for name in fields:
-        attname = obj._meta.get_field(name).attname  # category -> category_id, parent -> parent_id
+        field = obj._meta.get_field(name)
+        assert isinstance(field, models.Field)
+        attname = field.attname  # category -> category_id, parent -> parent_id
         value = getattr(obj, attname)
         if (stored is None and value not in (None, "", [])) or (stored is not None and getattr(stored, attname) != value):
             edited.add(name)

@@ -42,7 +42,8 @@ class Command(BaseCommand):
         outcomes = []
         with ranked_out.open("w", encoding="utf-8") as out:
             for item in items:
-                request = RouteRequest(query=item["query"], limit=limit, strategy=strategy, format="openai",
+                request = RouteRequest(query=item["query"], limit=limit, strategy=strategy,  # type: ignore[arg-type]  # argparse choices
+                                       format="openai",
                                        default_category=settings.ROUTE_DEFAULT_CATEGORY)
                 began = time.perf_counter()
                 result = route(index, request, embed_query=embed_query)
