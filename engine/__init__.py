@@ -48,8 +48,9 @@ from .types import (
 
 __all__ = [
     "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE", "STRATEGIES",
-    "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Match", "NameMap", "OpenAICategorySelector", "RouteRequest",
-    "RouteResult", "RoutingIndex", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
+    "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
+    "RouteRequest",
+    "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
     "category_embedding_text", "count_text", "definition_json", "external_name", "is_catalog_name",
     "is_provider_name", "route", "sanitize_name", "scoring", "split_identifier", "split_steps", "text_hash",
     "tokenize", "tool_embedding_text",

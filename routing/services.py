@@ -10,8 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
-from engine import OpenAICategorySelector, RouteRequest, RouteResult, RoutingIndex, route
-from engine.types import Format, Mode, Strategy
+from engine import Format, Mode, OpenAICategorySelector, RouteRequest, RouteResult, RoutingIndex, Strategy, route
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
