@@ -35,4 +35,4 @@ def test_hybrid_with_minilm_finds_a_paraphrase(model) -> None:
     result = route(index, RouteRequest(query="how many yen is 20 dollars?", strategy="hybrid", limit=2),
                    embed_query=embed)
     assert result.names[0] == "currency.convert"
-    assert result.tools[0]["function"]["name"] == "currency_convert"
+    assert result.tools[0]["function"]["name"] == "currency__convert"  # the one name rule (engine/names.py)
