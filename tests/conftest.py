@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.support.bench_runs import BenchRuns, scripts_for
 from tests.support.openai_server import FakeOpenAI
 from tests.support.worker import celery_worker
 
@@ -42,6 +44,21 @@ def route_client(db):
     from tests.support.catalog import api_client
 
     return api_client(["route"])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bench_runs(request, tmp_path_factory) -> Iterator[BenchRuns | None]:
+    """When tests/bench/ is selected, its benchmark runs start with the session (on the core the
+    rest of the suite leaves idle) and its tests wait for them; see tests/support/bench_runs.py."""
+    bench_dir = Path(__file__).parent / "bench"
+    selected = [item.name for item in request.session.items if bench_dir in Path(item.path).parents]
+    if not selected:
+        yield None
+        return
+    request.getfixturevalue("django_db_setup")  # the test database first: both create databases
+    runs = BenchRuns(tmp_path_factory.mktemp("bench-results"), scripts_for(selected)).start()
+    yield runs
+    runs.wait_all()
 
 
 @pytest.fixture(autouse=True)

@@ -3,36 +3,27 @@ well-formed. Nothing here looks at a timing: CI machines are too noisy for that.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.bench_runs import BenchRuns, bench_env
+
 ROOT = Path(__file__).resolve().parents[2]
-TINY_DATA = ROOT / "bench" / "data" / "tiny"  # in the repository: the tests never read ../shared
 
 
 @pytest.fixture(scope="module")
-def results_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("bench-results")
+def results_dir(bench_runs: BenchRuns) -> Path:
+    return bench_runs.results_dir
 
 
-def bench_env(results_dir: Path) -> dict[str, str]:
-    """Our environment less pytest's markers: with PYTEST_VERSION set, the settings would put the
-    script on the tests' Redis database instead of its own throw-away one."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return {**env, "TOOLROUTER_BENCH_RESULTS": str(results_dir)}
-
-
-def run_script(name: str, results_dir: Path, *args: str) -> dict:
-    env = bench_env(results_dir)
-    done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", "--data-dir", str(TINY_DATA), *args],
-                          cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+def run_script(name: str, bench_runs: BenchRuns) -> dict:
+    """The tiny run of bench/NAME.py (started at the session's start, see tests/support/bench_runs.py)."""
+    done = bench_runs.result(name)
     assert done.returncode == 0, f"bench/{name}.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return json.loads((results_dir / f"{name}-tiny.json").read_text())
+    return json.loads((bench_runs.results_dir / f"{name}-tiny.json").read_text())
 
 
 def assert_well_formed(result: dict, expected_tables: int) -> None:
@@ -59,15 +50,15 @@ def assert_markdown_tables(text: str) -> None:
             block = []
 
 
-def test_quality_tables(results_dir):
-    result = run_script("quality", results_dir)
+def test_quality_tables(bench_runs):
+    result = run_script("quality", bench_runs)
     assert_well_formed(result, 2)
     methods = [row[0] for row in result["tables"][0]["rows"]]
     assert "engine `auto`" in methods and any("rank-bm25" in m for m in methods)
 
 
-def test_recall_ceiling_tables(results_dir):
-    result = run_script("recall_ceiling", results_dir)
+def test_recall_ceiling_tables(bench_runs):
+    result = run_script("recall_ceiling", bench_runs)
     assert_well_formed(result, 2)
     variants = {row[0]: row for row in result["tables"][0]["rows"]}
     reference = variants["hybrid = what auto ranks by (reference)"]
@@ -75,22 +66,23 @@ def test_recall_ceiling_tables(results_dir):
     assert 0.0 <= reference[1] <= reference[2] <= 1.0  # recall@1 never above recall@5
 
 
-def test_speed_tables(results_dir):
-    result = run_script("speed", results_dir)
+def test_speed_tables(bench_runs):
+    result = run_script("speed", bench_runs)
     assert_well_formed(result, 3)
 
 
-def test_serving_tables(results_dir):
-    result = run_script("serving", results_dir)
+def test_serving_tables(bench_runs):
+    result = run_script("serving", bench_runs)
     assert_well_formed(result, 3)
 
 
-def test_load_tables(results_dir):
-    result = run_script("load", results_dir)
+def test_load_tables(bench_runs):
+    result = run_script("load", bench_runs)
     assert_well_formed(result, 2)
 
 
-def test_report_renders_every_table(results_dir, tmp_path):
+def test_report_renders_every_table(bench_runs, results_dir, tmp_path):
+    bench_runs.wait_all()
     output = tmp_path / "BENCHMARKS.md"
     env = bench_env(results_dir)
     done = subprocess.run([sys.executable, "bench/report.py", "--render-only", "--tiny", "--output", str(output)],
