@@ -22,7 +22,7 @@ from shared.lru import LRUCache
 
 from .formats import render_tool
 from .hierarchy import CategoryTree
-from .lexical import FieldedBM25, build_lexical, tokenize
+from .lexical import FieldedBM25, build_lexical, lexical_weights, tokenize
 from .names import NameMap
 from .tokens import TokenCounter
 from .types import CatalogSnapshot, CategoryEntry, ToolEntry
@@ -38,6 +38,7 @@ class RoutingIndex:
         limit_blas_threads()
         self.version = snapshot.version
         self.model = snapshot.model
+        self.params = snapshot.params
         self.tools: tuple[ToolEntry, ...] = tuple(sorted(snapshot.tools, key=lambda t: t.name))
         self.names: list[str] = [t.name for t in self.tools]
         self.position: dict[str, int] = {name: i for i, name in enumerate(self.names)}
@@ -46,10 +47,11 @@ class RoutingIndex:
         self._build_category_columns()
         self.core = np.array([t.core for t in self.tools], dtype=bool)
         paths = {name: tuple(self.categories[n] for n in self.tree.path(name)) for name in self.categories}
-        self.lexical: FieldedBM25 = build_lexical(self.tools, paths)
+        self.lexical: FieldedBM25 = build_lexical(self.tools, paths, lexical_weights(self.params))
         self.vectors = VectorIndex(
             self.names, snapshot.tool_vectors, snapshot.query_vectors,
             {t.name: t.hypothetical_queries for t in self.tools}, dtype=vector_dtype,
+            fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
         )
         self._build_category_vectors(snapshot.category_vectors)
         self._category_tokens = {
@@ -86,6 +88,9 @@ class RoutingIndex:
             self.category_matrix = np.vstack([normalise(category_vectors[n]) for n in self.category_vector_names])
         else:
             self.category_matrix = np.zeros((0, dim), dtype=np.float32)
+        # Per tool, the row of its category's vector in category_matrix (-1: none).
+        row_of = {n: i for i, n in enumerate(self.category_vector_names)}
+        self.tool_category_row = np.array([row_of.get(t.category or "", -1) for t in self.tools], dtype=np.int64)
 
     # -- public helpers -------------------------------------------------------
     def __len__(self) -> int:
@@ -113,6 +118,14 @@ class RoutingIndex:
 
     def category_path(self, i: int) -> tuple[str, ...]:
         return self.tree.path(self.tools[i].category)
+
+    def category_cosines(self, query_vector: np.ndarray) -> np.ndarray:
+        """Per tool, the cosine of the (unit) query to its category's vector; 0 without one."""
+        per_category = np.clip(self.category_matrix @ query_vector, 0.0, 1.0) if len(self.category_matrix) else np.zeros(0)
+        out = np.zeros(len(self.tools), dtype=np.float32)
+        has = self.tool_category_row >= 0
+        out[has] = per_category[self.tool_category_row[has]]
+        return out
 
     def category_token_sets(self) -> dict[str, frozenset[str]]:
         return self._category_tokens

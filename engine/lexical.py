@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from bm25s.stopwords import STOPWORDS_EN
 
+from .params import RankingParams
 from .texts import split_identifier
 from .types import CategoryEntry, ToolEntry
 
@@ -33,15 +34,12 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 # (grid k1 in {0.9,1.2,1.5,2.0} x b in {0.4,0.5,0.75}, name in {0.5..2},
 # params in {0..0.5}): k1=0.9, b=0.4, name 0.5 / description 1 / parameter
 # names 0.5 / parameter descriptions 0.5 gave hybrid recall@5 0.937 vs 0.929
-# for the unweighted single-field index. The last three fields are absent from
-# bfcl-dev; they were set on the demo catalog with each hypothetical query left
-# out of its own tool (bench/quality.py, 422 queries, hybrid r@1 / r@5):
-# queries weight 1.0: 0.386 / 0.844, 0.5: 0.448 / 0.870, 0.25: 0.488 / 0.882,
-# 0.1: 0.498 / 0.896, 0.0: 0.528 / 0.896. Other tools' short chatty examples
-# match stray words ("tip", "88") far more often than a tool's own examples
-# help, so they count little here; their main use is the folded vector
-# (vectors.FOLD_TOOL_WEIGHT). Usage hints and category text: 0.3 each (dropping
-# either lowered recall@5).
+# for the unweighted single-field index. Usage hints and category text: 0.3
+# each (dropping either lowered recall@5 on the demo catalog). The weight of the
+# hypothetical queries' text is the catalog's own (`RankingParams.queries_field_weight`,
+# calibrated): curated examples that are short and chatty match stray words of
+# other requests ("tip", "88") more than they help their own tool, real requests
+# less so; the value here only stands for it in `describe_fields`.
 K1 = 0.9
 B = 0.4
 FIELD_WEIGHTS: dict[str, float] = {
@@ -219,6 +217,11 @@ def build_lexical(tools: Sequence[ToolEntry], category_paths: dict[str, tuple[Ca
         for field_name, text in fields.items():
             field_tokens[field_name].append(tokenize(text))
     return FieldedBM25(field_tokens, weights or FIELD_WEIGHTS, len(tools))
+
+
+def lexical_weights(params: RankingParams) -> dict[str, float]:
+    """The field weights with the catalog's own weight for its hypothetical queries' text."""
+    return {**FIELD_WEIGHTS, "queries": params.queries_field_weight}
 
 
 def describe_fields() -> dict[str, Any]:

@@ -5,15 +5,21 @@ Reading order for a newcomer: `route` (the whole flow in ~30 lines), then the
 tools on the 0-1 scale of `scoring.py`), then `_select` (top-k / threshold /
 related / core), then `_assemble` (definitions, guidance, tokens).
 
-Failure policy: the embedder is called at most once per request, lazily, and
-any exception it raises (including the caller's timeout or open circuit)
-turns the request into a BM25 answer with `strategy.fallback = true`. The LLM
-category selector is treated the same way inside the hierarchical chain.
+A request that needs several tools is split into its needs (`needs.py`): each
+need is ranked on its own and the answer covers them in turn.
+
+Failure policy: the embedder is called at most once per request, lazily, with
+every text the request needs (the request and its needs) in one batch; any
+exception it raises (including the caller's timeout or open circuit) turns the
+request into a BM25 answer with `strategy.fallback = true`. The LLM category
+selector is treated the same way inside the hierarchical chain.
+
+The weights of the ranking come from the index's `RankingParams` (`params.py`):
+calibrated for its catalog when there was evidence, the defaults otherwise.
 """
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +29,7 @@ import numpy as np
 from . import scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
+from .needs import cover_order, split_needs
 from .types import (
     FORMATS,
     MODES,
@@ -39,7 +46,8 @@ from .vectors import SemanticScores, cosine_to_unit, normalise
 
 log = logging.getLogger(__name__)
 
-EmbedQuery = Callable[[str], np.ndarray]
+# Texts in, one vector per text out (rows). One call per request, all its texts at once.
+EmbedTexts = Callable[[Sequence[str]], np.ndarray]
 SelectCategories = Callable[[str, Sequence[CategoryEntry]], list[str]]
 
 # Hierarchical chain, embedding step: a category qualifies when its score (best
@@ -55,19 +63,60 @@ _IN_CATEGORY_FLOOR = 1e-6
 # --------------------------------------------------------------------------
 # request context: lazily computed, shared by strategies
 # --------------------------------------------------------------------------
+class _QueryVectors:
+    """The vectors of a request's texts (the request and its needs), embedded in one call
+    the first time any of them is needed; the error, if the call failed."""
+
+    def __init__(self, embed_texts: EmbedTexts | None, texts: Sequence[str], index: RoutingIndex) -> None:
+        self._embed_texts = embed_texts
+        self._texts = list(dict.fromkeys(texts))
+        self._index = index
+        self._vectors: dict[str, np.ndarray] | None = None
+        self.error = ""
+        self.error_kind: FallbackKind = ""
+
+    def vector(self, text: str) -> np.ndarray | None:
+        if self._vectors is None:
+            self._vectors = self._embed_all()
+        return self._vectors.get(text)
+
+    def _embed_all(self) -> dict[str, np.ndarray]:
+        if self._embed_texts is None:
+            self.error, self.error_kind = "no query embedder configured", "no_embedder"
+        elif not self._index.vectors.ready:
+            self.error, self.error_kind = "no tool vectors in the index yet", "no_vectors"
+        else:
+            try:
+                rows = np.asarray(self._embed_texts(self._texts), dtype=np.float32).reshape(len(self._texts), -1)
+                if rows.shape[1] != self._index.vectors.dim:
+                    raise ValueError(f"query vectors have {rows.shape[1]} dimensions, the index {self._index.vectors.dim}")
+                return {text: normalise(row) for text, row in zip(self._texts, rows, strict=True)}
+            except Exception as exc:  # noqa: BLE001 - any embedder failure degrades to BM25
+                self.error = f"query embedding failed: {type(exc).__name__}: {exc}"[:300]
+                self.error_kind = "embedding_failed"
+                log.warning("routing falls back to BM25: %s", self.error)
+        return {}
+
+
 @dataclass
 class _Context:
     index: RoutingIndex
     request: RouteRequest
-    embed_query: EmbedQuery | None
+    query_vectors: _QueryVectors
     candidates: np.ndarray  # bool mask of tools that may be ranked
     _tokens: list[str] | None = None
     _lexical: LexicalScores | None = None
     _semantic: SemanticScores | None = None
-    _embed_tried: bool = False
-    embed_error: str = ""
-    embed_error_kind: FallbackKind = ""
+    _semantic_tried: bool = False
     query_vector: np.ndarray | None = None
+
+    @property
+    def embed_error(self) -> str:
+        return self.query_vectors.error
+
+    @property
+    def embed_error_kind(self) -> FallbackKind:
+        return self.query_vectors.error_kind
 
     @property
     def tokens(self) -> list[str]:
@@ -82,22 +131,29 @@ class _Context:
 
     def semantic(self) -> SemanticScores | None:
         """Cosines of the query, or None (with `embed_error` set) when unavailable."""
-        if self._embed_tried:
-            return self._semantic
-        self._embed_tried = True
-        if self.embed_query is None:
-            self.embed_error, self.embed_error_kind = "no query embedder configured", "no_embedder"
-        elif not self.index.vectors.ready:
-            self.embed_error, self.embed_error_kind = "no tool vectors in the index yet", "no_vectors"
-        else:
-            try:
-                self.query_vector = normalise(self.embed_query(self.request.query))
+        if not self._semantic_tried:
+            self._semantic_tried = True
+            self.query_vector = self.query_vectors.vector(self.request.query)
+            if self.query_vector is not None:
                 self._semantic = self.index.vectors.score(self.query_vector, with_closest_query=self.request.explain)
-            except Exception as exc:  # noqa: BLE001 - any embedder failure degrades to BM25
-                self.embed_error = f"query embedding failed: {type(exc).__name__}: {exc}"[:300]
-                self.embed_error_kind = "embedding_failed"
-                log.warning("routing falls back to BM25: %s", self.embed_error)
         return self._semantic
+
+    def semantic_part(self, pool: np.ndarray) -> np.ndarray:
+        """The 0-1 semantic score of the pooled tools: the cosine to the tool's vector, plus
+        the cosine to its category's vector with the category weight; a tool its worker has
+        not embedded yet stands in with its lexical score, so a half-embedded catalog does not
+        bury the new tools. Only call after `semantic()` returned scores."""
+        semantic = self._semantic
+        assert semantic is not None and self.query_vector is not None
+        index = self.index
+        cosine = semantic.cosine[pool]
+        weight = index.params.category_weight
+        if weight > 0:
+            category_cosine = index.category_cosines(self.query_vector)[pool]
+            cosine = (cosine + weight * category_cosine) / (1.0 + weight)
+        has_vector = index.vectors.has_vector[pool]
+        part: np.ndarray = np.where(has_vector, cosine, self.lexical().normalised()[pool])
+        return part
 
 
 @dataclass
@@ -112,16 +168,17 @@ class _Ranking:
 # --------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------
-def route(index: RoutingIndex, request: RouteRequest, *, embed_query: EmbedQuery | None,
+def route(index: RoutingIndex, request: RouteRequest, *, embed_texts: EmbedTexts | None,
           select_categories_llm: SelectCategories | None = None) -> RouteResult:
     """Select tools for one request. Never calls the embedder on the `auto` fast path."""
     _validate(request)
     allowed = index.mask(request.allowed_tools, request.categories)
     candidates = allowed & ~index.core if request.include_core else allowed
-    ctx = _Context(index, request, embed_query, candidates)
-    parts = split_steps(request.query) if request.strategy != "hierarchical" else [request.query]
-    if len(parts) > 1:
-        ranking = _rank_steps(ctx, parts, select_categories_llm)
+    needs = split_needs(request.query) if request.strategy != "hierarchical" else [request.query]
+    query_vectors = _QueryVectors(embed_texts, [request.query, *needs], index)
+    ctx = _Context(index, request, query_vectors, candidates)
+    if len(needs) > 1:
+        ranking = _rank_needs(ctx, needs, select_categories_llm)
     else:
         ranking = _RANKERS[request.strategy](ctx, select_categories_llm)
     matches = _select(ctx, ranking)
@@ -171,28 +228,23 @@ def _rank_vector(ctx: _Context, _llm: SelectCategories | None = None) -> _Rankin
 def _rank_hybrid(ctx: _Context, _llm: SelectCategories | None = None, *, requested: str = "hybrid",
                  pool: np.ndarray | None = None, confidence: float | None = None) -> _Ranking:
     pool = ctx.candidates if pool is None else pool
-    semantic = ctx.semantic()
-    if semantic is None:
+    if ctx.semantic() is None:
         return _rank_bm25(ctx, requested=requested, pool=pool, fallback=True, reason=ctx.embed_error,
                           fallback_kind=ctx.embed_error_kind)
-    lexical = ctx.lexical()
-    # A tool its worker has not embedded yet stands in with its lexical score,
-    # so a half-embedded catalog does not bury the new tools.
-    has_vector = ctx.index.vectors.has_vector[pool]
-    semantic_part = np.where(has_vector, semantic.cosine[pool], lexical.normalised()[pool])
     scores = np.zeros(len(ctx.index), dtype=np.float32)
-    scores[pool] = scoring.fuse(semantic_part, lexical.raw[pool], scoring.HYBRID_LEXICAL_WEIGHT)
+    scores[pool] = scoring.fuse(ctx.semantic_part(pool), ctx.lexical().raw[pool], ctx.index.params.lexical_weight)
     conf = _top(scores, pool) if confidence is None else confidence
     return _Ranking(scores, pool, StrategyInfo(requested, "hybrid", conf), "hybrid")
 
 
 def _rank_auto(ctx: _Context, _llm: SelectCategories | None = None) -> _Ranking:
-    """BM25 first; embed only when the lexical evidence is not conclusive."""
+    """BM25 first; embed only when the lexical evidence is conclusive enough for this catalog
+    (its calibration measured BM25 alone as good as hybrid above this confidence)."""
     confidence = _lexical_confidence(ctx, ctx.candidates)
-    if confidence >= scoring.FAST_PATH_CONFIDENCE:
+    gate = ctx.index.params.fast_path_confidence
+    if gate is not None and confidence >= gate:
         return _rank_bm25(ctx, requested="auto", reason="confident lexical match (fast path)")
-    ranking = _rank_hybrid(ctx, requested="auto", confidence=confidence)
-    return ranking
+    return _rank_hybrid(ctx, requested="auto", confidence=confidence)
 
 
 def _rank_hierarchical(ctx: _Context, llm: SelectCategories | None = None) -> _Ranking:
@@ -231,56 +283,25 @@ def _top(scores: np.ndarray, pool: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------
-# multi-step requests: "find X, then chart it and mail it"
+# requests with several needs: "find X. Then chart it, and finally mail it"
 # --------------------------------------------------------------------------
-_STEP_MARKERS = re.compile(r"\s*[,;]?\s*\b(?:and then|then|after that|afterwards|and finally|finally)\b[\s,:]*",
-                           re.IGNORECASE)
-MAX_STEPS = 4
-SPLIT_STEPS = True  # the bench turns it off to measure the difference
-_TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or)$", re.IGNORECASE)
-
-
-def split_steps(query: str) -> list[str]:
-    """Sub-queries of a request that chains steps with explicit sequence words.
-
-    Only explicit markers split ("then", "after that", "afterwards", "finally");
-    a part needs two content words to count, so "and then?" does not split.
-    Measured by bench/calibrate_auto.py on 299 synthetic two-step requests made
-    of two bfcl-dev queries joined by ", and then": recall@5 of both tools
-    0.799 -> 0.905 (both found: 0.612 -> 0.813) with per-step ranking and
-    round-robin merge; a max-score merge reached only 0.885. On bfcl-dev's
-    single-step queries it changes nothing measurable (2 of 605 contain a marker).
-    """
-    if not SPLIT_STEPS:
-        return [query]
-    parts = [_TRAILING_CONJUNCTION.sub("", p.strip(" ,;.")) for p in _STEP_MARKERS.split(query or "")]
-    parts = [p for p in parts if len(tokenize(p)) >= 2]
-    return parts[:MAX_STEPS] if len(parts) > 1 else [query]
-
-
-def _rank_steps(ctx: _Context, parts: list[str], llm: SelectCategories | None) -> _Ranking:
-    """Rank each step on its own and interleave: step 1's best, step 2's best, ..."""
-    rankings: list[_Ranking] = []
-    for part in parts:
-        sub = _Context(ctx.index, replace(ctx.request, query=part), ctx.embed_query, ctx.candidates)
-        rankings.append(_RANKERS[ctx.request.strategy](sub, llm))
-    depth = ctx.request.limit
-    orders = [_ordered(r.scores, r.pool, depth) for r in rankings]
-    merged: list[int] = []
-    for rank in range(depth):
-        for order in orders:
-            if rank < len(order) and int(order[rank]) not in merged:
-                merged.append(int(order[rank]))
-    first = rankings[0]
-    used = "hybrid" if any(r.info.used == "hybrid" for r in rankings) else first.info.used
-    info = StrategyInfo(ctx.request.strategy, used, min(r.info.confidence for r in rankings),
-                        any(r.info.fallback for r in rankings),
-                        "; ".join(dict.fromkeys(r.info.reason for r in rankings if r.info.reason)),
-                        [{"step": "split", "status": "ok", "parts": parts}],
-                        fallback_kind=next((r.info.fallback_kind for r in rankings if r.info.fallback_kind), ""))
-    scores = np.max(np.stack([r.scores for r in rankings]), axis=0)
-    scale = "hybrid" if used == "hybrid" else first.threshold_scale
-    return _Ranking(scores, first.pool, info, scale, order=np.asarray(merged, dtype=np.int64))
+def _rank_needs(ctx: _Context, needs: list[str], llm: SelectCategories | None) -> _Ranking:
+    """Rank the whole request and each need on its own; the order covers every need in turn."""
+    strategy = _RANKERS[ctx.request.strategy]
+    whole = strategy(ctx, llm)
+    rankings = [strategy(_Context(ctx.index, replace(ctx.request, query=need), ctx.query_vectors, ctx.candidates), llm)
+                for need in needs]
+    order = cover_order(whole.scores, [r.scores for r in rankings], whole.pool, ctx.request.limit)
+    every = [whole, *rankings]
+    used = "hybrid" if any(r.info.used == "hybrid" for r in every) else whole.info.used
+    info = StrategyInfo(ctx.request.strategy, used, min(r.info.confidence for r in every),
+                        any(r.info.fallback for r in every),
+                        "; ".join(dict.fromkeys(r.info.reason for r in every if r.info.reason)),
+                        [{"step": "split", "status": "ok", "parts": needs}],
+                        fallback_kind=next((r.info.fallback_kind for r in every if r.info.fallback_kind), ""))
+    scores = np.max(np.stack([r.scores for r in every]), axis=0)
+    scale = "hybrid" if used == "hybrid" else whole.threshold_scale
+    return _Ranking(scores, whole.pool, info, scale, order=order)
 
 
 # --------------------------------------------------------------------------

@@ -5,19 +5,23 @@ The 0-1 scale every strategy reports (and threshold mode compares against):
 * bm25:    lexical = raw BM25 / ideal, clipped to 1, where ideal is what a tool
            matching every catalog-known query word once in its best field would
            score (`lexical.LexicalScores`). 1 means "all the words, strongly".
-* vector:  semantic = cosine clipped at 0 (the best of the tool's own vector and
-           its hypothetical queries).
+* vector:  semantic = cosine clipped at 0 (to the tool's vector, its hypothetical
+           queries folded in: `vectors.fold_queries`).
 * hybrid:  (semantic + W * lexical_rel) / (1 + W), where lexical_rel is the raw
-           BM25 divided by the best raw BM25 among the candidates of this query.
-           Dividing by the query's own best (not by `ideal`) measured better on
-           bfcl-dev: the top lexical hit always brings the same bonus, so the
-           blend is a rank-stable tie-breaker on top of the cosine.
+           BM25 divided by the best raw BM25 among the candidates of this query,
+           and W is the catalog's `RankingParams.lexical_weight`. Dividing by the
+           query's own best (not by `ideal`) keeps the scale whatever the catalog:
+           the top lexical hit always brings the same bonus, so the blend is a
+           rank-stable tie-breaker on top of the cosine. Where the catalog has a
+           category weight, semantic also counts the cosine to the tool's category.
 
 The gate: `auto` runs BM25 first and turns its score distribution into a
 confidence, a logistic estimate of P(BM25's top hit is right) from three
 features: coverage (top raw / ideal), margin over the 2nd ((s1 - s2) / s1) and
-margin over the 5th ((s1 - s5) / s1). When the confidence reaches
-`FAST_PATH_CONFIDENCE`, BM25's ranking is returned without calling the embedder.
+margin over the 5th ((s1 - s5) / s1). When the confidence reaches the catalog's
+`RankingParams.fast_path_confidence` (set by its calibration, where its evidence
+shows BM25 alone as good as hybrid there; never by default), BM25's ranking is
+returned without calling the embedder.
 """
 from __future__ import annotations
 
@@ -26,22 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Hybrid lexical weight W. bench/calibrate_auto.py on bfcl-dev (605 queries):
-# W in {0.1..0.5} gives recall@5 0.927-0.937, best at 0.3 (recall@1 0.78);
-# 2-fold check in the script's output.
-HYBRID_LEXICAL_WEIGHT = 0.3
-
 # Logistic gate, fitted by bench/calibrate_auto.py on bfcl-dev (605 queries,
 # label = BM25 top-1 right): coefficients for [1, coverage, margin2, margin5].
 # The margin over the runner-up carries almost all the signal; coverage little.
 GATE_COEFFICIENTS = (-2.131, 0.127, 6.270, 3.273)
-# Fast path when confidence >= this. Chosen by bench/calibrate_auto.py as the
-# lowest threshold at which BM25's recall@1 and recall@5 on the queries that
-# take the fast path stay within 0.005 of hybrid's on the same queries:
-# 0.93 -> fast path on 30% of bfcl-dev, BM25 r@1/r@5 there 0.967/0.978, equal
-# to hybrid's. 2-fold: thresholds 0.94 / 0.78 from the halves, auto within
-# 0.000 / 0.007 of hybrid's r@5 on the held-out half.
-FAST_PATH_CONFIDENCE = 0.93
 
 # Threshold mode without an explicit threshold, per scale: the value at which
 # the right tool still passes for ~85% of bfcl-dev queries (bm25 0.826, vector
@@ -83,7 +75,7 @@ def gate_confidence(features: GateFeatures, coefficients: tuple[float, ...] = GA
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float = HYBRID_LEXICAL_WEIGHT) -> np.ndarray:
+def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float) -> np.ndarray:
     """Hybrid 0-1 score over candidates (see the module docstring)."""
     best = float(lexical_raw.max()) if lexical_raw.size else 0.0
     rel = lexical_raw / best if best > 0 else np.zeros_like(lexical_raw)
@@ -92,7 +84,7 @@ def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float = HYBRID_L
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iterations: int = 50) -> np.ndarray:
-    """Newton-Raphson logistic regression; used by the calibration script only."""
+    """Newton-Raphson logistic regression; bench/calibrate_auto.py fitted GATE_COEFFICIENTS with it."""
     w = np.zeros(x.shape[1])
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-x @ w))

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .params import DEFAULT_PARAMS, RankingParams
+
 Mode = Literal["top_k", "threshold"]
 Strategy = Literal["auto", "bm25", "vector", "hybrid", "hierarchical"]
 Format = Literal["openai", "anthropic", "mcp", "names"]
@@ -69,6 +71,7 @@ class CatalogSnapshot:
 
     Vectors are optional per object: a tool without a vector is still found by
     BM25, and semantically it simply scores 0 until its worker has embedded it.
+    `params` are the ranking weights for this catalog (its calibration's, or the defaults).
     """
 
     version: str
@@ -78,6 +81,7 @@ class CatalogSnapshot:
     query_vectors: dict[str, np.ndarray]
     category_vectors: dict[str, np.ndarray]
     model: str = ""
+    params: RankingParams = DEFAULT_PARAMS
 
 
 @dataclass(frozen=True, slots=True)

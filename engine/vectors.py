@@ -36,13 +36,22 @@ def normalise(vector: np.ndarray) -> np.ndarray:
     return vector / norm if norm > 0 else vector
 
 
-# A tool's scoring vector is its own vector folded with the mean of its hypothetical
-# queries' vectors, half each. Measured on the demo catalog with each query left out of
-# its own tool (422 queries, bench/quality.py): description only r@1 0.545 / r@5 0.839;
-# max(tool, best query) 0.263 / 0.685, because other tools' short chatty examples win on
-# stray words and numbers; folded, tool weight 0.3: 0.467 / 0.844, 0.5: 0.557 / 0.872,
-# 0.7: 0.552 / 0.867. bfcl-dev has no hypothetical queries and is unaffected.
-FOLD_TOOL_WEIGHT = 0.5
+def fold_queries(own: np.ndarray, has_own: np.ndarray, query_sums: np.ndarray, query_counts: np.ndarray,
+                 fold: float, mode: str) -> np.ndarray:
+    """Tools' scoring vectors (rows): each tool's own unit vector plus its hypothetical queries.
+
+    `query_sums[i]` is the sum of tool i's unit query vectors, `query_counts[i]` how many.
+    "mean": own + fold * unit(mean of the queries): the examples count as one voice.
+    "sum":  own + fold * sum of the query vectors: each example is one more voice.
+    Without an own vector (not embedded yet), the queries' direction alone. Rows of unit length.
+    Why a fold and not the best single query: other tools' short chatty examples win on stray
+    words and numbers (demo catalog, each query held out: max(tool, best query) recall@5 0.685,
+    folded 0.872). Which fold suits a catalog is measured per catalog (`calibration.py`).
+    """
+    counts = np.maximum(np.asarray(query_counts, dtype=np.float32), 1.0)[:, None]
+    direction = query_sums if mode == "sum" else normalise_rows(query_sums / counts)
+    folded = np.where(np.asarray(has_own)[:, None], own + fold * direction, direction)
+    return normalise_rows(folded)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class SemanticScores:
 class VectorIndex:
     def __init__(self, names: list[str], tool_vectors: dict[str, np.ndarray],
                  query_vectors: dict[str, np.ndarray], query_texts: dict[str, tuple[str, ...]],
-                 dtype: type = np.float32):
+                 dtype: type = np.float32, fold: float = 1.0, fold_mode: str = "mean"):
         self.dim = _infer_dim(tool_vectors, query_vectors)
         n = len(names)
         self.dtype = np.dtype(dtype)
@@ -67,7 +76,7 @@ class VectorIndex:
                 self.has_vector[i] = True
         self.has_vector_of_tool = self.has_vector.copy()  # its own vector, before examples count
         self._build_queries(names, query_vectors, query_texts)
-        self._fold_queries_into_tools()
+        self._fold_queries_into_tools(fold, fold_mode)
 
     def _build_queries(self, names: list[str], query_vectors: dict[str, np.ndarray],
                        query_texts: dict[str, tuple[str, ...]]) -> None:
@@ -102,16 +111,14 @@ class VectorIndex:
         self._owner_starts = starts
         self._owner_ids = self.query_owner[starts] if len(starts) else starts
 
-    def _fold_queries_into_tools(self) -> None:
+    def _fold_queries_into_tools(self, fold: float, mode: str) -> None:
         if not len(self.query_owner):
             return
         sums = np.add.reduceat(self.query_matrix.astype(np.float32), self._owner_starts, axis=0)
-        counts = np.diff(np.r_[self._owner_starts, len(self.query_owner)])[:, None]
-        mean_queries = normalise_rows(sums / counts)
+        counts = np.diff(np.r_[self._owner_starts, len(self.query_owner)])
         own = self.tool_matrix[self._owner_ids].astype(np.float32)
-        has_own = self.has_vector_of_tool[self._owner_ids][:, None]
-        folded = np.where(has_own, FOLD_TOOL_WEIGHT * own + (1 - FOLD_TOOL_WEIGHT) * mean_queries, mean_queries)
-        self.tool_matrix[self._owner_ids] = normalise_rows(folded).astype(self.dtype)
+        folded = fold_queries(own, self.has_vector_of_tool[self._owner_ids], sums, counts, fold, mode)
+        self.tool_matrix[self._owner_ids] = folded.astype(self.dtype)
 
     @property
     def ready(self) -> bool:

@@ -234,7 +234,7 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
         logger.warning("filter passes the request through: %s", exc)
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
-    result = route(index.routing, _route_request(query, options, len(tools)), embed_query=query_embedder(provider))
+    result = route(index.routing, _route_request(query, options, len(tools)), embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
         unchanged.passthrough = "embedding-unavailable"
         return unchanged

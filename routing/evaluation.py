@@ -1,18 +1,28 @@
-"""Retrieval metrics and the throw-away catalog `manage.py evaluate` routes against.
+"""Retrieval metrics, the throw-away catalog `manage.py evaluate` routes against, and the two
+baselines (plain BM25 and the seeds' cosine filter) every quality figure is shown beside.
 
 Pure Python (no Django), so the benchmarks use the same code.
 """
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
+import bm25s
 import numpy as np
 
-from engine import CatalogSnapshot, CategoryEntry, ToolEntry, category_embedding_text, tool_embedding_text
+from engine import (
+    CatalogSnapshot,
+    CategoryEntry,
+    ToolEntry,
+    category_embedding_text,
+    split_identifier,
+    tool_embedding_text,
+)
 
 K_VALUES = (1, 3, 5, 10)
 
@@ -121,3 +131,47 @@ def _embed_all(embed, texts: list[str], batch_size: int) -> np.ndarray:
         return np.zeros((0, 0), dtype=np.float32)
     parts = [np.asarray(embed(texts[i:i + batch_size]), dtype=np.float32) for i in range(0, len(texts), batch_size)]
     return np.vstack(parts)
+
+
+# -- the two baselines every quality figure stands beside --------------------------------------
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _baseline_words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def baseline_tool_text(tool: ToolEntry) -> str:
+    """What both baselines know of a tool: its name (identifier split into words) and description."""
+    return f"{' '.join(split_identifier(tool.name))}: {tool.description}"
+
+
+def bm25_baseline(tools: Sequence[ToolEntry], queries: Sequence[str], limit: int) -> list[list[str]]:
+    """Plain Okapi BM25 (k1 1.5, b 0.75) over name and description, lower-cased words: what a
+    keyword search over a tool list gives."""
+    retriever = bm25s.BM25(k1=1.5, b=0.75, method="robertson")
+    retriever.index([_baseline_words(baseline_tool_text(t)) or ["\x00"] for t in tools], show_progress=False)
+    vocabulary = retriever.vocab_dict
+    names = [t.name for t in tools]
+    rankings = []
+    for query in queries:
+        words = [w for w in _baseline_words(query) if w in vocabulary]
+        scores = retriever.get_scores(words) if words else np.zeros(len(tools))
+        rankings.append(_top_names(np.asarray(scores, dtype=np.float64), names, limit))
+    return rankings
+
+
+def cosine_baseline(tools: Sequence[ToolEntry], query_vectors: np.ndarray, embed, limit: int,
+                    batch_size: int = 64) -> list[list[str]]:
+    """The seeds' semantic filter: cosine of the query to each tool's name and description,
+    embedded by the same model (`embed(list[str])`)."""
+    matrix = _embed_all(embed, [baseline_tool_text(t) for t in tools], batch_size)
+    matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    queries = query_vectors / np.maximum(np.linalg.norm(query_vectors, axis=1, keepdims=True), 1e-12)
+    names = [t.name for t in tools]
+    return [_top_names(matrix @ q, names, limit) for q in queries]
+
+
+def _top_names(scores: np.ndarray, names: Sequence[str], limit: int) -> list[str]:
+    order = np.argsort(-scores, kind="stable")[:limit]
+    return [names[i] for i in order]

@@ -1,4 +1,5 @@
-"""The routing index a web process serves, rebuilt when the catalog version moves.
+"""The routing index a web process serves, rebuilt when the catalog version (or its ranking
+calibration, routing/calibration.py) moves.
 
 An API request has read the catalog stamp at its start (api/auth.py, shared/redis_client.py) and
 passes it in: while it is the stamp the index was checked under, the index is current and the
@@ -26,7 +27,7 @@ logger = logging.getLogger(__name__)
 class LiveIndex:
     def __init__(self) -> None:
         self._index: RoutingIndex | None = None
-        self._version: int | None = None
+        self._version: tuple[int, int] | None = None  # (catalog version, calibration id)
         self._model_id: str | None = None
         self._stamp: bytes | None = None  # the catalog stamp seen before the version was last read
         self._lock = threading.Lock()
@@ -38,7 +39,7 @@ class LiveIndex:
         if self._index is not None and stamp is not None and stamp == self._stamp and model_id == self._model_id:
             return self._index
         try:
-            version = selectors.catalog_version()
+            version = selectors.catalog_state()
         except DatabaseError:
             if self._index is not None:
                 logger.warning("catalog version unreadable; serving the index of version %s", self._version)
@@ -51,7 +52,7 @@ class LiveIndex:
             if self._index is None or version != self._version or model_id != self._model_id:
                 snapshot = selectors.load_snapshot(model_id)
                 self._index = RoutingIndex(snapshot)
-                self._version = int(snapshot.version)
+                self._version = version
                 self._model_id = model_id
                 logger.info("routing index v%s built: %d tools in %.1f ms", snapshot.version,
                             len(self._index), self._index.build_seconds * 1000)

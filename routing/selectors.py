@@ -3,15 +3,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from django.db import connection
 from django.db.models import BinaryField, F, Func, TextField
 from django.db.models.functions import Cast
 
-from engine import CatalogSnapshot, CategoryEntry, ToolEntry
-from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
+from engine import DEFAULT_PARAMS, CatalogSnapshot, CategoryEntry, RankingParams, ToolEntry
+from toolcatalog.models import CatalogVersion, Category, EmbeddingStatus, HypotheticalQuery, Tool
 from toolcatalog.selectors import catalog_version
+
+from .models import RankingCalibration
 
 
 def _enabled_category_names() -> tuple[list[Category], set[str]]:
@@ -49,19 +53,40 @@ def _vector_from_binary(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype=">f4", offset=4).astype(np.float32)
 
 
-def load_snapshot(model_id: str, attempts: int = 5) -> CatalogSnapshot:
-    """Everything the engine needs, as of one catalog version.
+_CATALOG_STATE = (f"SELECT (SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1), "
+                  f"(SELECT max(id) FROM {RankingCalibration._meta.db_table})")
+
+
+def catalog_state() -> tuple[int, int]:
+    """(catalog version, newest calibration id) in one statement: a web process rebuilds its
+    index when either moves (routing/live_index.py). 0 for what does not exist yet."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CATALOG_STATE)
+        version, calibration = cursor.fetchone()
+    return int(version or 0), int(calibration or 0)
+
+
+def ranking_params() -> RankingParams:
+    """The newest calibration's weights; the engine's defaults before the first."""
+    latest = RankingCalibration.objects.order_by("-id").values_list("params", flat=True).first()
+    return RankingParams.from_dict(latest) if latest else DEFAULT_PARAMS
+
+
+def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | None = None) -> CatalogSnapshot:
+    """Everything the engine needs, as of one catalog version, with the ranking weights to use
+    (`params`; by default the newest calibration's).
 
     Every change bumps the version when it commits, so a load that starts and ends
     on the same version read a consistent catalog; otherwise it reads again. Only
     vectors made by `model_id` count: another model's are not comparable with the query's.
     """
+    params = ranking_params() if params is None else params
     for _ in range(attempts - 1):
         before = catalog_version()
         snapshot = _read_snapshot(model_id, before)
         if catalog_version() == before:
-            return snapshot
-    return _read_snapshot(model_id, catalog_version())
+            return replace(snapshot, params=params)
+    return replace(_read_snapshot(model_id, catalog_version()), params=params)
 
 
 def _usable(row: Mapping[str, Any], model_id: str) -> bool:

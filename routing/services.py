@@ -135,7 +135,7 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
         format=asked.format,
         default_category=settings.ROUTE_DEFAULT_CATEGORY,
     )
-    result = route(index, request, embed_query=query_embedder(provider), select_categories_llm=category_llm())
+    result = route(index, request, embed_texts=query_embedder(provider).embed_many, select_categories_llm=category_llm())
     answer = result.to_dict()
     descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
     if caller.bound_toolset_id is not None:

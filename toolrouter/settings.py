@@ -238,6 +238,15 @@ CELERY_BEAT_SCHEDULE["usage-drain-request-log"] = {
     "schedule": USAGE_DRAIN_SECONDS,
     "options": {"expires": max(10.0, USAGE_DRAIN_SECONDS * 5)},  # no pile-up while workers are down
 }
+# --- Ranking calibration (routing/calibration.py): per catalog version, in the background.
+CALIBRATION_CHECK_SECONDS = env_float("CALIBRATION_CHECK_SECONDS", 60.0)
+CALIBRATION_QUIET_SECONDS = env_float("CALIBRATION_QUIET_SECONDS", 30.0)  # after the last catalog change
+CALIBRATION_MAX_CONFIRMED = env_int("CALIBRATION_MAX_CONFIRMED", 2000)  # newest confirmed queries used
+CELERY_BEAT_SCHEDULE["calibrate-ranking"] = {
+    "task": "routing.tasks.calibrate_ranking_if_due",
+    "schedule": CALIBRATION_CHECK_SECONDS,
+    "options": {"expires": max(10.0, CALIBRATION_CHECK_SECONDS)},
+}
 CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
     "task": "usage.tasks.prune_and_roll_up_usage",
     # Shortly after midnight UTC; a missed run only means the dashboard reads more raw rows.

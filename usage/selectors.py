@@ -24,6 +24,7 @@ from .models import (
     DailyClientUsage,
     DailyToolUsage,
     DailyUsage,
+    Feedback,
     RequestLog,
     StrategyClass,
 )
@@ -513,3 +514,23 @@ def export_rows(r: UsageRange) -> Iterator[tuple]:
     """Raw rows of the range, oldest first, read with a server-side cursor (months do not fit in memory)."""
     return (RequestLog.objects.filter(created_at__gte=r.start, created_at__lt=r.end)
             .order_by("created_at", "id").values_list(*EXPORT_COLUMNS).iterator(chunk_size=2000))
+
+
+def confirmed_queries(limit: int = 2000) -> list[tuple[str, str]]:
+    """(query, tool) pairs the traffic confirmed: a logged request whose query was stored and
+    whose feedback says the agent then used that tool, newest first, each pair once. Queries
+    stored only as a hash, or not at all, never appear (USAGE_QUERY_STORAGE)."""
+    rows = _fetchall(
+        f"""
+        SELECT r.query, used.tool
+        FROM {RequestLog._meta.db_table} r
+        JOIN {Feedback._meta.db_table} f ON f.request_id = r.request_id
+        CROSS JOIN LATERAL unnest(f.used_tools) AS used(tool)
+        WHERE r.query IS NOT NULL AND r.query <> ''
+        GROUP BY r.query, used.tool
+        ORDER BY max(f.created_at) DESC
+        LIMIT %s
+        """,
+        [limit],
+    )
+    return [(query, tool) for query, tool in rows]

@@ -4,7 +4,7 @@ semantic behaviour is testable without loading a model."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -84,14 +84,14 @@ def make_snapshot(tools: tuple[ToolEntry, ...] = TOOLS, categories: tuple[Catego
 
 
 class CountingEmbedder:
-    """The concept embedder, counting its calls."""
+    """The concept embedder as the engine calls it (texts in, rows out), recording each call's texts."""
 
     def __init__(self) -> None:
-        self.calls: list[str] = []
+        self.calls: list[list[str]] = []
 
-    def __call__(self, text: str) -> np.ndarray:
-        self.calls.append(text)
-        return concept_embed(text)
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return np.stack([concept_embed(t) for t in texts])
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ def test_building_5000_tools_is_fast_and_unembedded_tools_still_rank() -> None:
     assert time.perf_counter() - started < 10
     assert int(index.vectors.has_vector.sum()) == 2500
     result = route(index, RouteRequest(query="task number 4321", strategy="hybrid"),
-                   embed_query=lambda q: np.ones(256, dtype=np.float32))
+                   embed_texts=lambda texts: np.ones((len(texts), 256), dtype=np.float32))
     assert "svc53.tool_4321" in result.names
 
 

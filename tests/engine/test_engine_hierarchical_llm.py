@@ -65,7 +65,7 @@ def server() -> Iterator[str]:
 def _route(index: RoutingIndex, base_url: str, embed, query: str = "email me the forecast"):
     selector = OpenAICategorySelector(base_url, "test-key", "tiny-model", timeout=0.3)
     request = RouteRequest(query=query, strategy="hierarchical")
-    return route(index, request, embed_query=embed, select_categories_llm=selector)
+    return route(index, request, embed_texts=embed, select_categories_llm=selector)
 
 
 def test_llm_choice_selects_the_category(index: RoutingIndex, server: str, embed) -> None:

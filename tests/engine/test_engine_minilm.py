@@ -27,12 +27,14 @@ def model():
 
 
 def test_hybrid_with_minilm_finds_a_paraphrase(model) -> None:
-    def embed(text: str) -> np.ndarray:
-        return model.encode(text, normalize_embeddings=True)
+    def embed(texts: list[str]) -> np.ndarray:
+        return model.encode(list(texts), normalize_embeddings=True)
 
-    vectors = {t.name: embed(tool_embedding_text(t.name, t.description, t.category, t.parameters)) for t in TOOLS}
+    vectors = dict(zip([t.name for t in TOOLS],
+                       embed([tool_embedding_text(t.name, t.description, t.category, t.parameters) for t in TOOLS]),
+                       strict=True))
     index = build_index(CatalogSnapshot("m", TOOLS, (), vectors, {}, {}, "all-MiniLM-L6-v2"))
     result = route(index, RouteRequest(query="how many yen is 20 dollars?", strategy="hybrid", limit=2),
-                   embed_query=embed)
+                   embed_texts=embed)
     assert result.names[0] == "currency.convert"
     assert result.tools[0]["function"]["name"] == "currency__convert"  # the one name rule (engine/names.py)

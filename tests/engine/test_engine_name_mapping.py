@@ -26,7 +26,7 @@ def test_mcp_and_names_keep_the_real_name() -> None:
 def test_rendered_definitions_use_the_external_name(make_index) -> None:
     index = make_index((ToolEntry("cms.get.page", "Get a page", None, {}),), ())
     request = RouteRequest(query="get page", strategy="bm25", format="anthropic")
-    definition = route(index, request, embed_query=None).tools[0]
+    definition = route(index, request, embed_texts=None).tools[0]
     assert definition["name"] == index.external_name("cms.get.page", "anthropic") == "cms__get__page"
     assert index.internal_name(definition["name"]) == "cms.get.page"
     assert set(definition) == {"name", "description", "input_schema"}

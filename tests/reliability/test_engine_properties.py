@@ -29,12 +29,16 @@ DIMENSIONS = 64
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def embed(text: str) -> np.ndarray:
+def embed_one(text: str) -> np.ndarray:
     """Deterministic word-hash vectors: semantic strategies run for real, without a model."""
     return np.asarray(word_vector(text, DIMENSIONS), dtype=np.float32)
 
 
-def failing_embedder(text: str) -> np.ndarray:
+def embed(texts: list[str]) -> np.ndarray:
+    return np.stack([embed_one(t) for t in texts])
+
+
+def failing_embedder(texts: list[str]) -> np.ndarray:
     raise TimeoutError("the provider is down")
 
 
@@ -51,9 +55,9 @@ def snapshot(seed: int | None = None) -> CatalogSnapshot:
         random.Random(seed).shuffle(categories)
     return CatalogSnapshot(
         "demo", tuple(tools), tuple(categories),
-        {t.name: embed(tool_embedding_text(t.name, t.description, t.category, t.parameters)) for t in tools},
-        {t.name: np.stack([embed(q) for q in t.hypothetical_queries]) for t in tools if t.hypothetical_queries},
-        {c.name: embed(category_embedding_text(c.name, c.description, c.keywords)) for c in categories},
+        {t.name: embed_one(tool_embedding_text(t.name, t.description, t.category, t.parameters)) for t in tools},
+        {t.name: embed(list(t.hypothetical_queries)) for t in tools if t.hypothetical_queries},
+        {c.name: embed_one(category_embedding_text(c.name, c.description, c.keywords)) for c in categories},
         "word-hash",
     )
 
@@ -90,7 +94,7 @@ requests = st.builds(
 @PROPERTY_SETTINGS
 @given(request=requests, provider_up=st.booleans())
 def test_any_request_routes_and_stays_inside_the_allowed_tools(request: RouteRequest, provider_up: bool) -> None:
-    result = route(demo_index(), request, embed_query=embed if provider_up else failing_embedder)
+    result = route(demo_index(), request, embed_texts=embed if provider_up else failing_embedder)
     names = result.names
     assert len(names) == len(set(names))
     if request.allowed_tools is not None:
@@ -106,7 +110,7 @@ PARENTS = {c["name"]: c["parent"] for c in demo_document()["categories"]}
 @PROPERTY_SETTINGS
 @given(request=requests.filter(lambda r: r.categories is not None))
 def test_category_restrictions_keep_results_inside_those_categories(request: RouteRequest) -> None:
-    result = route(demo_index(), request, embed_query=embed)
+    result = route(demo_index(), request, embed_texts=embed)
     for match in result.matches:
         if match.core and request.include_core:
             continue  # core tools are always offered, inside the allowed tools
@@ -120,8 +124,8 @@ def test_category_restrictions_keep_results_inside_those_categories(request: Rou
 @settings(max_examples=40, deadline=None)
 @given(request=requests, seed=st.integers(min_value=0, max_value=2**16))
 def test_the_same_catalog_gives_the_same_answer(request: RouteRequest, seed: int) -> None:
-    first = route(demo_index(), request, embed_query=embed).to_dict()
-    again = route(demo_index(), request, embed_query=embed).to_dict()
-    rebuilt = route(RoutingIndex(snapshot(seed)), request, embed_query=embed).to_dict()
+    first = route(demo_index(), request, embed_texts=embed).to_dict()
+    again = route(demo_index(), request, embed_texts=embed).to_dict()
+    rebuilt = route(RoutingIndex(snapshot(seed)), request, embed_texts=embed).to_dict()
     assert first == again
     assert first["matches"] == rebuilt["matches"] and first["tools"] == rebuilt["tools"]

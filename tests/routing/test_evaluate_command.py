@@ -56,6 +56,22 @@ def test_evaluate_writes_ranked_lines_and_a_summary(tmp_path: Path, capsys) -> N
     assert summary["tokens"]["all_tools"] > summary["tokens"]["selected_mean"] > 0
 
 
+def test_evaluate_prints_both_baselines_and_the_calibration_beside_the_engine(tmp_path: Path, capsys) -> None:
+    catalog = tmp_path / "catalog.json"
+    queries = tmp_path / "queries.jsonl"
+    catalog.write_text(json.dumps(CATALOG))
+    queries.write_text("\n".join(json.dumps(q) for q in QUERIES) + "\n")
+    call_command("evaluate", str(catalog), str(queries), "--ranked-out", str(tmp_path / "out.jsonl"))
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    baselines = summary["baselines"]
+    assert set(baselines) == {"bm25 (name + description)", "cosine (name + description)"}
+    # the three answerable queries are easy for every method; the fourth is unanswerable
+    assert baselines["bm25 (name + description)"]["recall@1"] == 0.75
+    assert summary["calibration"]["calibrated"] is False  # no hypothetical queries: the defaults
+    assert "bm25 (name + description)" in captured.err and "calibration: defaults kept" in captured.err
+
+
 def test_evaluate_never_touches_the_live_catalog(tmp_path: Path, django_db_blocker) -> None:
     catalog = tmp_path / "catalog.json"
     queries = tmp_path / "queries.jsonl"

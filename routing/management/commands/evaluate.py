@@ -1,14 +1,25 @@
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from engine import STRATEGIES, RouteRequest, RoutingIndex, route
-from routing.evaluation import QueryOutcome, snapshot_from_document, summarise
+from engine import STRATEGIES, RouteRequest, RoutingIndex, calibrate, route
+from routing.calibration import describe
+from routing.evaluation import (
+    QueryOutcome,
+    bm25_baseline,
+    cosine_baseline,
+    snapshot_from_document,
+    summarise,
+)
 from toolcatalog.embeddings import EmbeddingProviderError, get_provider
 from toolcatalog.interchange import InterchangeError, parse_catalog
+
+RECALL_KEYS = ("recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
 
 
 class Command(BaseCommand):
@@ -33,11 +44,19 @@ class Command(BaseCommand):
             snapshot = snapshot_from_document(document, provider.embed, provider.model_id)
         except EmbeddingProviderError as exc:
             raise CommandError(f"could not embed the catalog: {exc}") from exc
-        index = RoutingIndex(snapshot)
+        # As the live catalog is, in the background: calibrated on its own evidence (the
+        # queries file's answers are never used for it).
+        calibration = calibrate(snapshot)
+        index = RoutingIndex(replace(snapshot, params=calibration.params))
         self.stderr.write(f"catalog: {len(index)} tools embedded and indexed in {time.perf_counter() - started:.1f}s")
+        self.stderr.write(f"calibration: {describe(calibration)}")
 
-        def embed_query(text: str):
-            return provider.embed([text])[0]
+        seen: dict[str, np.ndarray] = {}
+
+        def embed_texts(texts):
+            vectors = provider.embed(list(texts))
+            seen.update(zip(texts, vectors, strict=True))
+            return vectors
 
         outcomes = []
         with ranked_out.open("w", encoding="utf-8") as out:
@@ -46,7 +65,7 @@ class Command(BaseCommand):
                                        format="openai",
                                        default_category=settings.ROUTE_DEFAULT_CATEGORY)
                 began = time.perf_counter()
-                result = route(index, request, embed_query=embed_query)
+                result = route(index, request, embed_texts=embed_texts)
                 latency_ms = (time.perf_counter() - began) * 1000
                 ranked = result.names
                 out.write(json.dumps({"query": item["query"], "ranked": ranked}, ensure_ascii=False) + "\n")
@@ -55,7 +74,27 @@ class Command(BaseCommand):
         summary = summarise(outcomes)
         summary["strategy"] = strategy
         summary["limit"] = limit
+        summary["baselines"] = self._baselines(snapshot, items, seen, provider.embed, limit)
+        summary["calibration"] = calibration.to_dict()
+        for name, figures in [("engine", summary), *summary["baselines"].items()]:
+            self.stderr.write(f"{name:>20}: " + "  ".join(f"{k} {figures[k]:.4f}" for k in RECALL_KEYS))
         self.stdout.write(json.dumps(summary))
+
+    def _baselines(self, snapshot, items: list[dict], seen: dict, embed, limit: int) -> dict[str, dict]:
+        """Plain BM25 and the seeds' cosine filter, on the same catalog and queries, same run."""
+        texts = [item["query"] for item in items]
+        missing = [t for t in dict.fromkeys(texts) if t not in seen]
+        for start in range(0, len(missing), 64):
+            seen.update(zip(missing[start:start + 64], embed(missing[start:start + 64]), strict=True))
+        query_vectors = np.vstack([seen[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+        rankings = {
+            "bm25 (name + description)": bm25_baseline(snapshot.tools, texts, limit),
+            "cosine (name + description)": cosine_baseline(snapshot.tools, query_vectors, embed, limit),
+        }
+        return {name: {k: v for k, v in summarise(QueryOutcome(r, item["expected"], 0.0, 0, 0)
+                                                  for r, item in zip(ranked, items, strict=True)).items()
+                       if k in RECALL_KEYS}
+                for name, ranked in rankings.items()}
 
     def _catalog(self, path: Path) -> dict:
         try:

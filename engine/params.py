@@ -1,0 +1,61 @@
+"""The ranking's tunable weights, and the defaults used before a catalog has been calibrated.
+
+Each catalog gets its own `RankingParams` from `calibration.calibrate` (run in the background
+per catalog version, and by `evaluate` on its throw-away catalog), chosen on evidence the
+catalog itself has: its hypothetical queries (each held out of its own tool in turn) and
+queries its traffic confirmed. A catalog without such evidence is ranked with `DEFAULT_PARAMS`.
+
+The defaults were chosen to be safe on every kind of catalog we could measure, not best on
+one: they are the values whose worst recall@5 over the three dev sets (API-style functions,
+chatty requests over one-line plugin descriptions, multi-tool requests over a two-level
+catalog of 4,000 tools) was highest; BENCHMARKS.md has the table. A weight fitted to one
+catalog is what `calibrate` is for.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+FoldMode = Literal["mean", "sum"]
+FOLD_MODES: tuple[str, ...] = ("mean", "sum")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingParams:
+    """
+    lexical_weight: hybrid = (semantic + lexical_weight * lexical_rel) / (1 + lexical_weight).
+    query_fold / query_fold_mode: how a tool's hypothetical queries fold into its vector.
+        "mean": tool + query_fold * unit(mean of its query vectors) - the queries count as one
+        voice however many there are (curated examples that paraphrase each other);
+        "sum": tool + query_fold * sum of its query vectors - every query is one more voice
+        (real requests, each adding evidence).
+    queries_field_weight: BM25 weight of the hypothetical-queries text field.
+    category_weight: the semantic score adds this times the cosine of the query to the
+        tool's category (its own vector), divided by (1 + category_weight).
+    fast_path_confidence: `auto` answers from BM25 alone (no embedding) when its confidence
+        gate reaches this; None: never (no evidence yet that BM25 alone is as good here).
+    """
+
+    lexical_weight: float = 0.2
+    query_fold: float = 1.0
+    query_fold_mode: FoldMode = "sum"
+    queries_field_weight: float = 0.1
+    category_weight: float = 0.0
+    fast_path_confidence: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> RankingParams:
+        """Known keys only: a stored calibration from an older release still loads."""
+        if not data:
+            return DEFAULT_PARAMS
+        known = {f.name for f in fields(cls)}
+        params = replace(DEFAULT_PARAMS, **{k: v for k, v in data.items() if k in known})
+        if params.query_fold_mode not in FOLD_MODES:
+            params = replace(params, query_fold_mode="mean")
+        return params
+
+
+DEFAULT_PARAMS = RankingParams()
