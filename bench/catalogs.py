@@ -8,7 +8,7 @@ categories (the catalog always has the demo's 17 categories); only the first rou
 hypothetical queries.
 
 Vectors: real all-MiniLM-L6-v2 embeddings of the very texts the worker would embed, cached
-under `.data/cache/` (see `calibrate_auto.Embedder`), for up to `REAL_VECTOR_LIMIT` tools.
+under `.data/cache/` (see `bench/embedder.py`), for up to `REAL_VECTOR_LIMIT` tools.
 Beyond that (the 100,000-tool catalog) tool i reuses the real vector of tool
 i mod REAL_VECTOR_LIMIT plus a small deterministic jitter: embedding 100k texts takes
 ~30 min on this machine, and the speed of a dot product does not depend on the values.

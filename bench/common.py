@@ -241,3 +241,8 @@ def embedding_rate(encode: Callable[[list[str]], np.ndarray], texts: Sequence[st
     started = time.perf_counter()
     encode(chosen)
     return len(chosen) / (time.perf_counter() - started)
+
+
+def one_at_a_time(embed_one: Callable[[str], np.ndarray]) -> Callable[[Sequence[str]], np.ndarray]:
+    """The engine's `embed_texts` (texts in, rows out) from a one-text embedder."""
+    return lambda texts: np.stack([embed_one(t) for t in texts])

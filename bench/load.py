@@ -292,7 +292,7 @@ def main() -> None:
         args.seconds, args.tools, args.clients, args.edit_clients = 4.0, 100, "2", 2
 
     from bench import catalogs
-    from bench.calibrate_auto import Embedder
+    from bench.embedder import Embedder
     from bench.server import Gunicorn, api_key, load_catalog, post, warm
     from bench.throwaway import throwaway_services
 

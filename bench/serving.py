@@ -29,8 +29,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench import catalogs  # noqa: E402
-from bench.calibrate_auto import Embedder  # noqa: E402
-from bench.common import RESULTS_DIR, Latency, Table, add_data_dir_argument, print_tables, save_results, use_data_dir  # noqa: E402
+from bench.common import (  # noqa: E402
+    RESULTS_DIR,
+    Latency,
+    Table,
+    add_data_dir_argument,
+    one_at_a_time,
+    print_tables,
+    save_results,
+    use_data_dir,
+)
+from bench.embedder import Embedder  # noqa: E402
 from bench.server import Gunicorn, api_key, load_catalog, post, warm  # noqa: E402
 from bench.throwaway import throwaway_services  # noqa: E402
 
@@ -125,7 +134,7 @@ def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[
     embed = lambda text: emb.encode([text])[0]  # noqa: E731 - only the gate's semantic answers call it
 
     def fast_path(q: str) -> bool:
-        strategy = route(index, RouteRequest(query=q, strategy="auto"), embed_query=embed).strategy
+        strategy = route(index, RouteRequest(query=q, strategy="auto"), embed_texts=one_at_a_time(embed)).strategy
         return strategy.used == "bm25" and not strategy.fallback
 
     fast = [q for q in queries if fast_path(q)]
@@ -135,7 +144,7 @@ def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[
     engine = Latency()
     for q in sent:
         started = time.perf_counter()
-        route(index, RouteRequest(query=q, strategy="auto"), embed_query=embed)
+        route(index, RouteRequest(query=q, strategy="auto"), embed_texts=one_at_a_time(embed))
         engine.samples.append((time.perf_counter() - started) * 1000)
     profilers = [start_profiler(pid, f"{profile_name}-{pid}") for pid in server.worker_pids()] if profile_name else []
     http = Latency()

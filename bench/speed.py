@@ -28,19 +28,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench import catalogs  # noqa: E402
-from bench.calibrate_auto import Embedder  # noqa: E402
 from bench.common import (  # noqa: E402
     Latency,
     Table,
     add_data_dir_argument,
     embedding_rate,
     fresh_encoder,
+    one_at_a_time,
     print_tables,
     ratio,
     rss_mb,
     save_results,
     use_data_dir,
 )
+from bench.embedder import Embedder  # noqa: E402
 from bench.quality import words  # noqa: E402
 from engine import RouteRequest, build_index, route  # noqa: E402
 
@@ -81,16 +82,16 @@ def measure_size(n: int, emb: Embedder, encode, tiny: bool, seeds_at_10k: bool) 
     auto_all, auto_fast, auto_semantic, used = Latency(), Latency(), Latency(), []
     hybrid_cached, hybrid_fresh = Latency(), Latency()
     for q in queries[:5]:  # warm: caches of masks, token totals, first BLAS call
-        route(index, RouteRequest(query=q, strategy="hybrid"), embed_query=cached.__getitem__)
+        route(index, RouteRequest(query=q, strategy="hybrid"), embed_texts=one_at_a_time(cached.__getitem__))
     for q in queries:
-        result, ms = _timed(lambda: route(index, RouteRequest(query=q, strategy="auto"), embed_query=fresh))
+        result, ms = _timed(lambda: route(index, RouteRequest(query=q, strategy="auto"), embed_texts=one_at_a_time(fresh)))
         auto_all.samples.append(ms)
         (auto_fast if result.strategy.used == "bm25" else auto_semantic).samples.append(ms)
         used.append(result.strategy.used)
         _, ms = _timed(lambda: route(index, RouteRequest(query=q, strategy="hybrid"),
-                                     embed_query=lambda t: cached.get(t) if t in cached else fresh(t)))
+                                     embed_texts=one_at_a_time(lambda t: cached.get(t) if t in cached else fresh(t))))
         hybrid_cached.samples.append(ms)
-        _, ms = _timed(lambda: route(index, RouteRequest(query=q, strategy="hybrid"), embed_query=fresh))
+        _, ms = _timed(lambda: route(index, RouteRequest(query=q, strategy="hybrid"), embed_texts=one_at_a_time(fresh)))
         hybrid_fresh.samples.append(ms)
 
     bm25_lat = Latency()
