@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from engine import NameMap
 
 from .. import validation
-from ..interchange import InterchangeError, parse_catalog
+from ..interchange import DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
 from ..models import Category, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
 from .saving import save_validated
@@ -64,6 +65,26 @@ class CatalogImportError(Exception):
     """The document as a whole is not a catalog; nothing was imported."""
 
 
+class ImportLimitError(CatalogImportError):
+    """The document needs more work than a limit allows; nothing was imported.
+
+    `setting` names the limit (e.g. IMPORT_MAX_REF_EXPANSIONS); `is_size` marks the limits on
+    the document's size once expanded (a 413 for API callers; nesting depth is a 400)."""
+
+    def __init__(self, exc: LimitExceeded) -> None:
+        self.setting = "IMPORT_" + exc.limit.upper()
+        self.allowed = exc.allowed
+        self.is_size = exc.is_size
+        super().__init__(f"{exc} (limit {self.setting} = {exc.allowed})")
+
+
+def import_limits() -> DocumentLimits:
+    """The limits every import door applies, from settings."""
+    return DocumentLimits(max_depth=settings.IMPORT_MAX_DEPTH, max_nodes=settings.IMPORT_MAX_NODES,
+                          max_yaml_aliases=settings.IMPORT_MAX_YAML_ALIASES,
+                          max_ref_expansions=settings.IMPORT_MAX_REF_EXPANSIONS)
+
+
 def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "") -> ImportReport:
     """Create or update categories and tools from a toolcatalog/v1 document.
 
@@ -95,12 +116,16 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
     back as the catalog's names (`files.read_file`), so re-importing an export updates the same
     tools. The converter's rejections (entries it could not read) come first, then the
     service's (entries the catalog refused). Raises CatalogImportError when the document as a
-    whole is not what it claims to be; nothing is imported then.
+    whole is not what it claims to be, ImportLimitError when it needs more work than the
+    IMPORT_MAX_* limits allow; nothing is imported then.
     """
     names = NameMap(Tool.objects.values_list("name", flat=True))
     try:
-        parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names)
+        parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names,
+                               limits=import_limits())
         report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+    except LimitExceeded as exc:
+        raise ImportLimitError(exc) from exc
     except InterchangeError as exc:
         raise CatalogImportError(str(exc)) from exc
     body = report.as_dict()
