@@ -279,7 +279,7 @@ IMPORT_MAX_REF_EXPANSIONS = env_int("IMPORT_MAX_REF_EXPANSIONS", 10_000)
 # The filter gateway and the proxy: tools per request, and tool texts embedded on the request's
 # thread; past that budget the request is ranked by BM25 and the rest embedded in the background.
 FILTER_MAX_TOOLS = env_int("FILTER_MAX_TOOLS", 1_000)
-FILTER_MAX_NEW_EMBEDDINGS = env_int("FILTER_MAX_NEW_EMBEDDINGS", 32)
+FILTER_MAX_NEW_EMBEDDINGS = env_int("FILTER_MAX_NEW_EMBEDDINGS", 64)  # one embedding batch
 FILTER_MAX_JSONPATH_CHARS = env_int("FILTER_MAX_JSONPATH_CHARS", 500)
 # Catalog texts (tool and category descriptions, usage and workflow hints), in characters.
 CATALOG_MAX_TEXT_CHARS = env_int("CATALOG_MAX_TEXT_CHARS", 10_000)
