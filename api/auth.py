@@ -92,10 +92,12 @@ def current_key(key_hash: str, failures: throttling.FailedAuthWindow | None = No
         return KeyLookup(key_by_hash(key_hash))
     failure_reply = replies.pop(0) if failures else None
     rate_reply = replies
-    if copy and check and copy[0] == stamp:
+    if copy and check and copy[0] == stamp and not copy[1].revoked:
         return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
     if failures and (wait := failures.wait_seconds(failure_reply or [])) is not None:
         raise failures.refuse(wait)
+    if copy and check and copy[0] == stamp:  # a revoked key this process knows: refused without a read
+        return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
     api_key = key_by_hash(key_hash)
     if api_key is None:
         _copies.pop(key_hash, None)

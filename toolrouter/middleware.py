@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import logging
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.common import CommonMiddleware
 
-from api.errors import json_404, json_500
+from api.errors import error_body, json_404, json_500
 
 logger = logging.getLogger(__name__)
 
 API_PREFIXES = ("/api/", "/v1/")
+# Our own errors under /api/ that a view rendered otherwise (the schema view answers YAML). Not /v1/:
+# the proxy passes the upstream's errors back as they came.
+ERROR_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 405: "method_not_allowed",
+               406: "not_acceptable", 413: "body_too_large", 415: "unsupported_media_type", 429: "rate_limited"}
 
 
 def answers_json(request: HttpRequest) -> bool:
@@ -35,6 +39,15 @@ class JsonApiErrorsMiddleware:
         if (response.status_code == 404 and not response.get("Content-Type", "").startswith("application/json")
                 and (answers_json(request) or request.method not in ("GET", "HEAD"))):
             return json_404(request)
+        if (response.status_code >= 400 and request.path.startswith("/api/")
+                and not response.get("Content-Type", "").startswith("application/json")):
+            code = ERROR_CODES.get(response.status_code, "error")
+            converted = JsonResponse(error_body(code, f"{request.method} {request.path}: {code.replace('_', ' ')}."),
+                                     status=response.status_code)
+            for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+                if header in response:
+                    converted[header] = response[header]
+            return converted
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -3,6 +3,8 @@ JSON (not Django's debug page listing every URL pattern), and a POST to a path m
 slash is a 404 JSON (not a 500 debug page showing the settings); a GET is still redirected."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +19,7 @@ def mode(request, settings):
 @pytest.mark.parametrize("method, path", [
     ("get", "/api/v1/no-such-thing"), ("post", "/api/v1/no-such-thing"), ("get", "/api/nothing"),
     ("get", "/v1/nothing"), ("post", "/api/v1/route/extra"), ("get", "/api"),
-    ("post", "/admin"), ("post", "/api/schema"), ("put", "/dashboard"), ("post", "/admin/catalog-import"),
+    ("post", "/admin"), ("post", "/api/schema"), ("put", "/dashboard"),
 ])
 def test_unknown_paths_and_missing_slashes_answer_json_404(client, mode, method, path) -> None:
     response = getattr(client, method)(path)
@@ -36,5 +38,5 @@ def test_a_get_without_the_slash_is_still_redirected(client, mode) -> None:
 
 def test_a_method_an_endpoint_does_not_take_is_a_405_json(client, mode) -> None:
     response = client.post("/api/schema/")
-    assert response.status_code in (401, 403, 405)
-    assert response["Content-Type"].startswith("application/json")
+    assert response.status_code == 405
+    assert json.loads(response.content)["error"] == "method_not_allowed"

@@ -20,7 +20,8 @@ def route(client: APIClient, query: str) -> dict:
 
 def test_a_tool_removed_from_the_toolset_leaves_the_session() -> None:
     toolset = Toolset.objects.create(name="mixed")
-    toolset.tools.add(*Tool.objects.filter(name__in=["get_current_weather", "get_weather_forecast", "play_music", "search_music"]))
+    names = ["get_current_weather", "get_weather_forecast", "play_music", "search_music"]
+    toolset.tools.add(*Tool.objects.filter(name__in=names))
     client = api_client(["route"], toolset=toolset, name="bound")
     active = route(client, "play some jazz")["session"]["active_tools"]
     active += route(client, "will it rain tomorrow")["session"]["active_tools"]
