@@ -1,6 +1,8 @@
 """Catalog management endpoints (scope `catalog`)."""
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db.models import ProtectedError
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -14,6 +16,7 @@ from toolcatalog import services
 from toolcatalog.interchange import EXPORT_FORMATS
 from toolcatalog.models import Category, Tool, Toolset
 
+from .disconnect import gone_check
 from .errors import ApiError
 from .schema import ANY_JSON, with_errors
 from .serializers_catalog import (
@@ -23,6 +26,8 @@ from .serializers_catalog import (
     ToolSerializer,
     ToolsetSerializer,
 )
+
+logger = logging.getLogger(__name__)
 
 
 class CatalogPagination(LimitOffsetPagination):
@@ -78,7 +83,10 @@ class CatalogImportView(APIView):
         data = serializer.validated_data
         try:
             report = services.import_any(data["document"], format=data["format"], server_name=data["server_name"],
-                                         dry_run=data["dry_run"])
+                                         dry_run=data["dry_run"], should_stop=gone_check(request._request))
+        except services.ImportAbandoned as exc:
+            logger.info("catalog import abandoned: %s", exc)
+            raise ApiError(499, "client_closed_request", str(exc)) from exc
         except services.ImportLimitError as exc:
             raise ApiError(413 if exc.is_size else 400, "document_too_large" if exc.is_size else "document_too_deep",
                            str(exc), {"limit": exc.setting, "allowed": exc.allowed}) from exc

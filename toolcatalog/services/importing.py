@@ -4,6 +4,7 @@ The one service behind the three doors (API, `manage.py import_catalog`, the adm
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,14 @@ class ImportLimitError(CatalogImportError):
         super().__init__(f"{exc} (limit {self.setting} = {exc.allowed})")
 
 
+class ImportAbandoned(CatalogImportError):
+    """The caller went away (its client closed the connection): the import stopped, nothing was stored."""
+
+
+StopCheck = Callable[[], bool]
+STOP_CHECK_EVERY = 25  # tools between two looks at the client
+
+
 def import_limits() -> DocumentLimits:
     """The limits every import door applies, from settings."""
     return DocumentLimits(max_depth=settings.IMPORT_MAX_DEPTH, max_nodes=settings.IMPORT_MAX_NODES,
@@ -85,11 +94,14 @@ def import_limits() -> DocumentLimits:
                           max_ref_expansions=settings.IMPORT_MAX_REF_EXPANSIONS)
 
 
-def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "") -> ImportReport:
+def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "",
+                   should_stop: StopCheck | None = None) -> ImportReport:
     """Create or update categories and tools from a toolcatalog/v1 document.
 
     Good entries are imported and bad ones reported, each with its reason. Curated
     hypothetical queries are kept; the document's queries are added as `imported`.
+    `should_stop` (e.g. "the client has gone") is asked every few tools: when it says so, the
+    import raises ImportAbandoned and its transaction is rolled back.
     """
     if not isinstance(document, dict) or document.get("format") != "toolcatalog/v1":
         raise CatalogImportError("expected a JSON object with \"format\": \"toolcatalog/v1\".")
@@ -100,7 +112,7 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
     report = ImportReport(dry_run=dry_run)
     with transaction.atomic():
         _import_categories(categories, report)
-        imported = _import_tools(tools, report, source)
+        imported = _import_tools(tools, report, source, should_stop)
         _link_related_tools(tools, imported, report)
         if dry_run:
             transaction.set_rollback(True)
@@ -109,7 +121,7 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
 
 
 def import_any(data: Any, *, format: str | None = None, server_name: str | None = None,
-               dry_run: bool = False) -> dict[str, Any]:
+               dry_run: bool = False, should_stop: StopCheck | None = None) -> dict[str, Any]:
     """Parse a document in any supported format and import it: the report every door shows.
 
     Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
@@ -123,7 +135,9 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
     try:
         parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names,
                                limits=import_limits())
-        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+        if should_stop and should_stop():
+            raise ImportAbandoned("the client went away before the import started")
+        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format, should_stop=should_stop)
     except LimitExceeded as exc:
         raise ImportLimitError(exc) from exc
     except InterchangeError as exc:
@@ -204,11 +218,14 @@ def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Categ
     return category, False, bool(changed)
 
 
-def _import_tools(entries: list[Any], report: ImportReport, source: str) -> dict[str, Tool]:
+def _import_tools(entries: list[Any], report: ImportReport, source: str,
+                  should_stop: StopCheck | None = None) -> dict[str, Tool]:
     categories = {c.name: c for c in Category.objects.all()}
     imported: dict[str, Tool] = {}
     seen: set[str] = set()
     for position, entry in enumerate(entries):
+        if should_stop and position % STOP_CHECK_EVERY == 0 and position and should_stop():
+            raise ImportAbandoned(f"the client went away after {position} of {len(entries)} tools; nothing was stored")
         name: Any = entry.get("name") if isinstance(entry, dict) else None
         problem = _tool_problem(entry, categories, seen)
         if problem:
