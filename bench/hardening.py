@@ -78,19 +78,21 @@ def bearer(key: str) -> dict[str, str]:
 
 # --- documents the issue's attacker sent ---------------------------------------------------------
 def ref_fan_out(levels: int) -> dict:
+    """Each schema has two properties pointing at the next: 2 ** levels expansions from one operation."""
     schemas = {f"S{i}": {"type": "object", "properties": {"a": {"$ref": f"#/components/schemas/S{i + 1}"},
                                                           "b": {"$ref": f"#/components/schemas/S{i + 1}"}}}
                for i in range(levels)}
     schemas[f"S{levels}"] = {"type": "string"}
     return {"openapi": "3.0.0", "info": {"title": "fan", "version": "1"}, "components": {"schemas": schemas},
-            "paths": {"/a": {"post": {"operationId": "fan_out_op", "requestBody": {"content": {"application/json": {
+            "paths": {"/a": {"post": {"operationId": "make_a", "requestBody": {"content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/S0"}}}}}}}}
 
 
-def billion_laughs(levels: int = 9) -> str:
+def billion_laughs(levels: int = 9, fan_out: int = 9) -> str:
+    """Each level lists the one before `fan_out` times: fan_out ** levels values once expanded."""
     lines = ['openapi: "3.0.0"', "info: {title: lol, version: '1'}", "x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    lines += [f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
-    lines.append(f"paths: {{/a: {{get: {{operationId: laughs_op, summary: *x{levels}}}}}}}")
+    lines += [f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * fan_out) + "]" for i in range(1, levels + 1)]
+    lines.append(f"paths: {{/a: {{get: {{operationId: a, summary: *x{levels}}}}}}}")
     return "\n".join(lines)
 
 
@@ -242,7 +244,7 @@ def run(tiny: bool) -> list[dict[str, str]]:
 
         def listing() -> str:
             long = send(port, "POST", "/api/v1/tools", {"name": "huge", "description": "x" * 900_000}, bearer(curator))
-            page = send(port, "GET", "/api/v1/tools", None, bearer(curator))
+            page = send(port, "GET", "/api/v1/tools?limit=20", None, bearer(curator))
             data = page.json()
             return (f"900 KB description: {long.status}; list: {len(data['results'])} of {data['count']} tools, "
                     f"{len(page.body) // 1000} KB, next={'yes' if data['next'] else 'no'}")
@@ -272,6 +274,9 @@ def run(tiny: bool) -> list[dict[str, str]]:
                  lambda: (lambda r: f"{r.brief()}, fallback {r.headers.get('x-toolrouter-fallback')}, "
                                     f"{r.headers.get('x-toolrouter-strategy')}")(
                      filt(chat_body("send an email to Ana", filter_new, run_id)))),
+            Case("filter: 60 unseen tools (within the budget)", "-", "FILTER_MAX_NEW_EMBEDDINGS 64",
+                 lambda: (lambda r: f"{r.brief()}, embedded inline, {r.headers.get('x-toolrouter-strategy')}")(
+                     filt(chat_body("book a flight to Oslo", 60, run_id + "b")))),
             Case("filter: 2,000 unseen tools", "no answer in 300 s", "FILTER_MAX_TOOLS 1,000",
                  lambda: filt(chat_body("send an email", 2000, run_id)).brief()),
             Case("integer of 5,000 digits, every JSON door", "500", "Python's 4,300 digits",

@@ -10,29 +10,11 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
+from bench.hardening import billion_laughs, ref_fan_out
 from tests.support.catalog import api_client
 from toolcatalog.models import Category, Tool
 
 pytestmark = pytest.mark.django_db
-
-
-def billion_laughs(levels: int = 9, fan_out: int = 9) -> str:
-    lines = ['openapi: "3.0.0"', "info: {title: lol, version: '1'}", "x0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    for level in range(1, levels + 1):
-        lines.append(f"x{level}: &x{level} [" + ", ".join([f"*x{level - 1}"] * fan_out) + "]")
-    lines.append(f"paths: {{/a: {{get: {{operationId: a, summary: *x{levels}}}}}}}")
-    return "\n".join(lines)
-
-
-def ref_fan_out(levels: int) -> dict:
-    """Each schema has two properties pointing at the next: 2**levels expansions from one operation."""
-    schemas = {f"S{i}": {"type": "object", "properties": {"a": {"$ref": f"#/components/schemas/S{i + 1}"},
-                                                          "b": {"$ref": f"#/components/schemas/S{i + 1}"}}}
-               for i in range(levels)}
-    schemas[f"S{levels}"] = {"type": "string"}
-    return {"openapi": "3.0.0", "info": {"title": "fan", "version": "1"}, "components": {"schemas": schemas},
-            "paths": {"/a": {"post": {"operationId": "make_a", "requestBody": {"content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/S0"}}}}}}}}
 
 
 @pytest.fixture
