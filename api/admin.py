@@ -6,12 +6,16 @@ from .models import ApiKey
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("name", "prefix", "scopes", "toolset", "revoked", "last_used_at", "created_at")
+    list_display = ("name", "prefix", "scopes", "toolset", "revoked", "last_used_at", "created_at", "problem")
     list_filter = ("revoked",)
     search_fields = ("name", "prefix")
     readonly_fields = ("prefix", "last_used_at", "created_at")
     fields = ("name", "scopes", "toolset", "rate_per_minute", "revoked", "prefix", "last_used_at", "created_at")
     actions = ["revoke"]
+
+    @admin.display(description="problem")
+    def problem(self, obj: ApiKey) -> str:
+        return "bound to a toolset: its catalog scope is ignored" if obj.binds_catalog_scope else ""
 
     def save_model(self, request, obj, form, change) -> None:
         if change:

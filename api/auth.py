@@ -66,8 +66,12 @@ def catalog_stamp_of(request: Any) -> bytes | None:
     return getattr(request.user, "catalog_stamp", None)
 
 
-def current_key(key_hash: str) -> KeyLookup:
-    """The key with this hash as stored now, read with the stamps in one Redis round trip."""
+def current_key(key_hash: str, failures: throttling.FailedAuthWindow | None = None) -> KeyLookup:
+    """The key with this hash as stored now, read with the stamps in one Redis round trip.
+
+    With `failures` (the client address's failed authentications), an address past its limit
+    gets TooManyFailedAuthentications unless this process knows the key already: no database read.
+    """
     if throttling.redis_resting():
         return KeyLookup(key_by_hash(key_hash))
     copy = _copies.get(key_hash)
@@ -76,15 +80,23 @@ def current_key(key_hash: str) -> KeyLookup:
     pipe = get_redis().pipeline(transaction=False)
     queue_stamp(pipe, API_KEYS_STAMP)
     queue_stamp(pipe, CATALOG_STAMP)
+    if failures:
+        failures.queue_read(pipe)
     if check:
         check.queue(pipe)
     try:
-        stamp, catalog_stamp, *rate_reply = pipe.execute()
+        stamp, catalog_stamp, *replies = pipe.execute()
     except redis.RedisError as exc:
         throttling.note_redis_failure(exc)
         _copies.clear()  # a key may change while Redis is away: read them all afresh once it is back
         return KeyLookup(key_by_hash(key_hash))
-    if copy and check and copy[0] == stamp:
+    failure_reply = replies.pop(0) if failures else None
+    rate_reply = replies
+    if copy and check and copy[0] == stamp and not copy[1].revoked:
+        return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
+    if failures and (wait := failures.wait_seconds(failure_reply or [])) is not None:
+        raise failures.refuse(wait)
+    if copy and check and copy[0] == stamp:  # a revoked key this process knows: refused without a read
         return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
     api_key = key_by_hash(key_hash)
     if api_key is None:
@@ -106,8 +118,10 @@ class BearerKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, raw_key = header.partition(" ")
         if scheme != self.keyword or not raw_key.strip():
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
-        found = current_key(hash_key(raw_key.strip()))
+        failures = throttling.FailedAuthWindow.now(throttling.client_address(request))
+        found = current_key(hash_key(raw_key.strip()), failures)
         if found.api_key is None or found.api_key.revoked:
+            failures.count()
             raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
         touch_last_used(found.api_key)
         return ApiKeyUser(found), found.api_key

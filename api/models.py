@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from shared.redis_client import API_KEYS_STAMP, changing
@@ -13,6 +14,10 @@ class Scope(models.TextChoices):
 
 def default_scopes() -> list[str]:
     return [Scope.ROUTE]
+
+
+BOUND_CATALOG_RULE = ("A key bound to a toolset cannot have the 'catalog' scope: catalog access would show and "
+                      "change tools outside its toolset (and the toolset itself). Use a separate key for the catalog.")
 
 
 class ApiKeyQuerySet(models.QuerySet):
@@ -40,7 +45,7 @@ class ApiKey(models.Model):
     scopes = ArrayField(models.CharField(max_length=16, choices=Scope.choices), default=default_scopes)
     toolset = models.ForeignKey(
         "toolcatalog.Toolset", null=True, blank=True, on_delete=models.PROTECT, related_name="api_keys",
-        help_text="When set, this key never sees a tool outside the toolset.",
+        help_text="When set, this key never sees a tool outside the toolset (and cannot have the catalog scope).",
     )
     rate_per_minute = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: the default rate from settings.")
     # Where the filter gateway and the proxy find the query and the tools in this client's
@@ -72,5 +77,17 @@ class ApiKey(models.Model):
         with changing(API_KEYS_STAMP):
             return super().delete(*args, **kwargs)
 
+    def clean(self) -> None:
+        if self.binds_catalog_scope:
+            raise ValidationError({"scopes": BOUND_CATALOG_RULE})
+
+    @property
+    def binds_catalog_scope(self) -> bool:
+        """True for a key that breaks the rule (bound to a toolset, with the catalog scope); only
+        keys stored before the rule can. Its catalog scope counts as absent (has_scope)."""
+        return self.toolset_id is not None and Scope.CATALOG in (self.scopes or [])
+
     def has_scope(self, scope: str) -> bool:
+        if scope == Scope.CATALOG and self.toolset_id is not None:
+            return False  # BOUND_CATALOG_RULE, for keys stored before it
         return scope in self.scopes

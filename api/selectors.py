@@ -21,3 +21,9 @@ def key_by_hash(key_hash: str) -> ApiKey | None:
         cursor.execute(_KEY_BY_HASH, [key_hash])
         row = cursor.fetchone()
     return None if row is None else ApiKey.from_db(connection.alias, [f.attname for f in _KEY_FIELDS], row)
+
+
+def bound_keys_with_catalog_scope() -> list[str]:
+    """Names of live keys stored before the rule that a bound key has no catalog scope (api/models.py)."""
+    return sorted(ApiKey.objects.filter(toolset__isnull=False, scopes__contains=["catalog"], revoked=False)
+                  .values_list("name", flat=True))

@@ -5,17 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
-from .serializers_base import StrictSerializer
+from .serializers_base import StrictBooleanField, StrictCharField, StrictSerializer
 
 
 class ModelValidatingSerializer(serializers.ModelSerializer):
-    """Unknown fields rejected; model validation (names, JSON Schema, cycles) turned into 400s."""
+    """Unknown fields rejected; booleans and strings must be JSON booleans and strings (`"yes"` is
+    not true, `5` is not a name); model validation (names, JSON Schema, cycles) turned into 400s."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.BooleanField: StrictBooleanField,
+        models.CharField: StrictCharField,
+        models.TextField: StrictCharField,
+    }
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, dict):
@@ -93,8 +102,8 @@ class ImportRequestSerializer(StrictSerializer):
     document = serializers.JSONField()
     format = serializers.ChoiceField(choices=["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"],
                                      required=False, allow_null=True, default=None)
-    server_name = serializers.CharField(required=False, allow_null=True, max_length=128, default=None)
-    dry_run = serializers.BooleanField(required=False, default=False)
+    server_name = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
+    dry_run = StrictBooleanField(required=False, default=False)
 
 
 class ImportReportSerializer(serializers.Serializer):

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .serializers_base import StrictSerializer
+from .serializers_base import StrictBooleanField, StrictCharField, StrictSerializer
 
 
 class FeedbackSerializer(StrictSerializer):
-    request_id = serializers.CharField(max_length=64)
-    used_tools = serializers.ListField(child=serializers.CharField(max_length=128), max_length=200, allow_empty=True)
-    success = serializers.BooleanField(required=False, allow_null=True, default=None)
+    request_id = StrictCharField(max_length=64)
+    used_tools = serializers.ListField(child=StrictCharField(max_length=128), max_length=200, allow_empty=True)
+    success = StrictBooleanField(required=False, allow_null=True, default=None)
 
 
 class FeedbackAnswerSerializer(serializers.Serializer):

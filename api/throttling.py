@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import redis
 from django.conf import settings
+from rest_framework import exceptions
 from rest_framework.throttling import BaseThrottle
 
 from shared.redis_client import get_redis
@@ -117,6 +118,68 @@ class RateCheck:
         if allowed:
             return RateAnswer(True)
         return RateAnswer(False, max(1.0, math.ceil(seconds_to_wait(self.rate, current, previous, self.elapsed))))
+
+
+FAILURE_PREFIX = "toolrouter:authfail"
+
+
+class TooManyFailedAuthentications(exceptions.Throttled):
+    default_detail = "Too many failed authentications from this address."
+    default_code = "too_many_failed_authentications"
+
+
+@dataclass(frozen=True)
+class FailedAuthWindow:
+    """Failed authentications (unknown or revoked keys) of one client address over the sliding
+    minute. Read in authentication's one round trip to Redis, before any database read; past
+    AUTH_FAILURES_PER_MINUTE, a key this process does not already know is refused unread."""
+
+    address: str
+    window: int
+    elapsed: float
+
+    @classmethod
+    def now(cls, address: str) -> FailedAuthWindow:
+        window, elapsed = divmod(time.time(), WINDOW_SECONDS)
+        return cls(address, int(window), elapsed)
+
+    def _keys(self) -> list[str]:
+        return [f"{FAILURE_PREFIX}:{self.address}:{self.window}", f"{FAILURE_PREFIX}:{self.address}:{self.window - 1}"]
+
+    def queue_read(self, pipe: redis.client.Pipeline) -> None:
+        pipe.mget(self._keys())
+
+    def wait_seconds(self, reply: list) -> float | None:
+        """None while the address may try again, else how long until it may."""
+        current, previous = (int(x or 0) for x in reply)
+        rate = settings.AUTH_FAILURES_PER_MINUTE
+        if previous * (1 - self.elapsed / WINDOW_SECONDS) + current < rate:
+            return None
+        return max(1.0, math.ceil(seconds_to_wait(rate, max(current, 1), previous, self.elapsed)))
+
+    def refuse(self, wait: float) -> TooManyFailedAuthentications:
+        return TooManyFailedAuthentications(
+            wait=wait, detail=f"More than {settings.AUTH_FAILURES_PER_MINUTE} failed authentications from this "
+                              f"address in a minute (AUTH_FAILURES_PER_MINUTE); retry in {int(wait)} s.")
+
+    def count(self) -> None:
+        """One more failure; without Redis nothing is counted (and nothing is limited)."""
+        if redis_resting():
+            return
+        key = self._keys()[0]
+        try:
+            pipe = get_redis().pipeline(transaction=False)
+            pipe.incr(key)
+            pipe.expire(key, WINDOW_SECONDS * 2)
+            pipe.execute()
+        except redis.RedisError as exc:
+            note_redis_failure(exc)
+
+
+def client_address(request) -> str:
+    """The address failed authentications are counted by: the connection's peer (a reverse proxy
+    in front must be the one setting REMOTE_ADDR)."""
+    return str(request.META.get("REMOTE_ADDR") or "unknown")[:64]
 
 
 def redis_resting() -> bool:

@@ -138,9 +138,11 @@ def post(url: str, key: str, body: dict, timeout: float = 60.0) -> Answer:
 class Gunicorn:
     """`gunicorn toolrouter.wsgi` as docker-compose runs it (sync workers), on a free port."""
 
-    def __init__(self, workers: int = 2, timeout: int = 300, log_name: str = "gunicorn") -> None:
+    def __init__(self, workers: int = 2, timeout: int = 300, log_name: str = "gunicorn",
+                 env: dict[str, str] | None = None) -> None:
         from toolrouter.devservices import free_port
 
+        self.env = env or {}  # on top of production_env() (e.g. DJANGO_DEBUG=1)
         self.port = free_port()
         self.workers = workers
         self.timeout = timeout
@@ -155,7 +157,7 @@ class Gunicorn:
             [sys.executable, "-m", "gunicorn", "toolrouter.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
              "--workers", str(self.workers), "--timeout", str(self.timeout), "--graceful-timeout", "20",
              "--backlog", "2048"],
-            cwd=ROOT, env=production_env(), stdout=open(self.log_path, "ab"), stderr=subprocess.STDOUT,
+            cwd=ROOT, env=production_env(self.env), stdout=open(self.log_path, "ab"), stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

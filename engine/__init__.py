@@ -22,6 +22,7 @@ from .llm_category import OpenAICategorySelector
 from .names import (
                     CATALOG_NAME_MAX,
                     CATALOG_NAME_RE,
+                    CATALOG_NAME_RULE,
                     MAPPED_FORMATS,
                     PROVIDER_NAME_RE,
                     NameMap,
@@ -55,7 +56,8 @@ from .types import (
 
 __all__ = [
     "DEFAULT_PARAMS", "CalibrationResult", "ConfirmedQuery", "EmbedTexts", "RankingParams", "calibrate",
-    "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE", "STRATEGIES",
+    "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "CATALOG_NAME_RULE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE",
+    "STRATEGIES",
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
     "RouteRequest", "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
     "category_embedding_text", "count_text", "definition_json", "external_name", "is_catalog_name",

@@ -15,7 +15,9 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-CATALOG_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+# At least one letter or digit: "-", "." and ".." say nothing, and the exports refuse them.
+CATALOG_NAME_RE = re.compile(r"^(?=[_.-]*[A-Za-z0-9])[A-Za-z0-9_.-]{1,128}$")
+CATALOG_NAME_RULE = "letters, digits, '_', '-' and '.' (at least one letter or digit), at most 128 characters"
 PROVIDER_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 CATALOG_NAME_MAX = 128
@@ -28,7 +30,8 @@ _ILLEGAL_PROVIDER = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def is_catalog_name(name: object) -> bool:
-    """True when ``name`` can be stored as-is in a toolcatalog/v1 document."""
+    """True when ``name`` can be stored as-is in a toolcatalog/v1 document: the one rule every
+    door (admin, API, imports, commands) checks before a name is stored, and every export relies on."""
     return isinstance(name, str) and bool(CATALOG_NAME_RE.match(name))
 
 
@@ -48,6 +51,7 @@ def sanitize_name(raw: str) -> str:
     name = raw.strip()
     if CATALOG_NAME_RE.match(name):
         return name
+    # (A name of only "_", "." and "-" comes back unchanged and still invalid: the caller rejects it.)
     trimmed = re.sub(r"^[^A-Za-z0-9_.-]+|[^A-Za-z0-9_.-]+$", "", name)
     return _ILLEGAL_CATALOG.sub("_", trimmed)
 

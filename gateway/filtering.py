@@ -9,8 +9,14 @@ list's hash, so a repeated tool list costs no rebuild at all.
 
 Pass-through (body forwarded byte for byte, the reason in `passthrough`): empty body,
 no query found, no tools found, embedding provider unavailable. Malformed JSON, a
-JSONPath that does not parse, or a tools path that finds something other than a
-list of objects raise `FilterInputError` (a 400 for the caller).
+JSONPath that does not parse or cannot be evaluated, or a tools path that finds something
+other than a list of objects raise `FilterInputError` (a 400 for the caller; more than
+FILTER_MAX_TOOLS tools a 413).
+
+Work per request is bounded: at most FILTER_MAX_NEW_EMBEDDINGS tool texts the caches do not
+know are embedded on the request's thread. Past that, the request is ranked by BM25 alone (as
+the route endpoint does without embeddings), its new texts are embedded in the background
+(gateway/tasks.py) for the next request, and the outcome says so (`fallback`).
 """
 from __future__ import annotations
 
@@ -37,8 +43,10 @@ from engine import (
     tool_embedding_text,
 )
 from routing.query_embeddings import query_embedder
+from shared.json_input import JsonInputError, loads
 from shared.lru import LRUCache
 from shared.messages import content_text
+from shared.redis_client import get_redis
 from shared.vector_cache import VectorCache
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider
 from toolcatalog.models import EmbeddingStatus, HypotheticalQuery, Tool
@@ -55,13 +63,15 @@ DESCRIPTION_FIELDS = (("description",), ("desc",), ("summary",), ("info",), ("fu
 
 
 class FilterInputError(Exception):
-    """The request cannot be filtered as sent: the caller gets a 400 with this code and message."""
+    """The request cannot be filtered as sent: the caller gets `status` (a 400 unless a size limit
+    says 413) with this code and message."""
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None, status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or {}
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,8 @@ class FilterOutcome:
     tokens_after: int = 0
     strategy: str = ""
     selected: list[str] = field(default_factory=list)
+    fallback: str | None = None  # "embedding-budget": ranked by BM25, new tool texts embedded in the background
+    deferred_embeddings: int = 0  # tool texts left to the background
 
     @property
     def tokens_saved(self) -> int:
@@ -141,15 +153,30 @@ def compiled_path(path: str, what: str) -> Any:
     compiled = _compiled_paths.get(path)
     if compiled is not None:
         return compiled
+    limit = settings.FILTER_MAX_JSONPATH_CHARS
+    if len(path) > limit:
+        raise FilterInputError("invalid_jsonpath", f"{what} is longer than {limit} characters.",
+                               {what: path[:100] + "...", "limit": "FILTER_MAX_JSONPATH_CHARS", "allowed": limit})
     from jsonpath_ng.ext import parse
 
     try:
         compiled = parse(path)
     except Exception as exc:  # noqa: BLE001 - the JSONPath parser raises several types
-        raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {exc}",
-                               {what: path}) from None
+        raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {type(exc).__name__}: "
+                               f"{str(exc)[:200]}", {what: path}) from None
     _compiled_paths.put(path, compiled)
     return compiled
+
+
+def _find(path: str, what: str, body: dict) -> list[Any]:
+    """The matches of `path` in `body`; a path the library cannot evaluate here is the caller's 400."""
+    try:
+        return compiled_path(path, what).find(body)
+    except FilterInputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - jsonpath-ng's functions raise what they meet
+        raise FilterInputError("invalid_jsonpath", f"{what} cannot be evaluated on this body: "
+                               f"{type(exc).__name__}: {str(exc)[:200]}", {what: path}) from None
 
 
 # --------------------------------------------------------------------------
@@ -157,11 +184,9 @@ def compiled_path(path: str, what: str) -> Any:
 # --------------------------------------------------------------------------
 def load_body(raw: bytes) -> Any:
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FilterInputError("invalid_json", f"The body is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise FilterInputError("json_too_deep", "The JSON is nested too deeply.") from None
+        body = loads(raw, max_depth=settings.LLM_MAX_JSON_DEPTH)
+    except JsonInputError as exc:
+        raise FilterInputError(exc.code, f"The body is {exc.reason}.", exc.details) from None
     if not isinstance(body, dict):
         raise FilterInputError("invalid_json", "The body must be a JSON object (an LLM request).")
     return body
@@ -169,18 +194,36 @@ def load_body(raw: bytes) -> Any:
 
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
     """The first match of the tools path and its list, or (None, None) when there is none."""
-    matches = compiled_path(options.tools_path, "tools_path").find(body)
+    matches = _find(options.tools_path, "tools_path", body)
     if not matches or matches[0].value is None:
         return None, None
     tools = matches[0].value
     if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
         raise FilterInputError("invalid_tools", f"{options.tools_path} must find a list of tool objects.",
                                {"tools_path": options.tools_path})
+    if len(tools) > settings.FILTER_MAX_TOOLS:
+        raise FilterInputError("too_many_tools", f"The request has {len(tools)} tools; at most "
+                               f"{settings.FILTER_MAX_TOOLS} are filtered in one request.",
+                               {"limit": "FILTER_MAX_TOOLS", "allowed": settings.FILTER_MAX_TOOLS}, status=413)
     return matches[0], tools
 
 
+def replace_tools(body: dict, match: Any, kept: list[dict], options: FilterOptions) -> None:
+    """Put the kept tools where the tools path found them; a path that found a computed value
+    (`sorted`, a filter's copy) cannot be written back and is the caller's 400."""
+    try:
+        match.full_path.update(body, kept)
+    except Exception as exc:  # noqa: BLE001 - as in _find
+        raise FilterInputError("invalid_jsonpath", f"tools_path cannot be written back: {type(exc).__name__}",
+                               {"tools_path": options.tools_path}) from None
+    found = _find(options.tools_path, "tools_path", body)
+    if not found or found[0].value is not kept:
+        raise FilterInputError("invalid_jsonpath", "tools_path must point at the tools list itself "
+                               "(no functions such as `sorted`).", {"tools_path": options.tools_path})
+
+
 def find_query(body: dict, options: FilterOptions) -> str:
-    matches = compiled_path(options.query_path, "query_path").find(body)
+    matches = _find(options.query_path, "query_path", body)
     return "\n".join(t for t in (content_text(m.value) for m in matches) if t)
 
 
@@ -234,22 +277,25 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
         logger.warning("filter passes the request through: %s", exc)
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
-    result = route(index.routing, _route_request(query, options, len(tools)), embed_texts=query_embedder(provider).embed_many)
+    strategy = "bm25" if index.deferred else options.strategy
+    result = route(index.routing, _route_request(query, options, len(tools), strategy),
+                   embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
     kept = [tools[index.positions[name]] for name in result.names]
-    match.full_path.update(body, kept)
+    replace_tools(body, match, kept, options)
     filtered = json.dumps(body, ensure_ascii=False).encode("utf-8")
     return FilterOutcome(filtered, tools_before=len(tools), tools_after=len(kept), tokens_before=tokens_before,
                          tokens_after=count_text(definition_json(kept)), strategy=result.strategy.used,
-                         selected=[tool_name(t) for t in kept])
+                         selected=[tool_name(t) for t in kept],
+                         fallback="embedding-budget" if index.deferred else None, deferred_embeddings=index.deferred)
 
 
-def _route_request(query: str, options: FilterOptions, n_tools: int) -> RouteRequest:
+def _route_request(query: str, options: FilterOptions, n_tools: int, strategy: str) -> RouteRequest:
     limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else n_tools)
     return RouteRequest(query=query, limit=limit, mode=options.mode, threshold=options.threshold,  # type: ignore[arg-type]
-                        strategy=options.strategy, include_core=False, format="names")  # type: ignore[arg-type]
+                        strategy=strategy, include_core=False, format="names")  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------
@@ -259,6 +305,7 @@ def _route_request(query: str, options: FilterOptions, n_tools: int) -> RouteReq
 class ToolListIndex:
     routing: RoutingIndex
     positions: dict[str, int]  # engine key -> position in the request's tools list
+    deferred: int = 0  # tool texts over the request's embedding budget: this index has no vectors
 
 
 _indexes: LRUCache[str, ToolListIndex] = LRUCache(settings.FILTER_INDEX_CACHE_SIZE)
@@ -273,7 +320,8 @@ def tool_index(tools: list[dict], provider: EmbeddingProvider, *, with_vectors: 
     if cached is not None:
         return cached
     built = _build_index(tools, provider, with_vectors, version)
-    _indexes.put(key, built)
+    if not built.deferred:  # a BM25 stand-in is built again, to find the vectors once they are there
+        _indexes.put(key, built)
     return built
 
 
@@ -292,14 +340,46 @@ def _build_index(tools: list[dict], provider: EmbeddingProvider, with_vectors: b
                for key, tool in zip(keys, tools)]
     tool_vectors: dict[str, np.ndarray] = {}
     query_vectors: dict[str, np.ndarray] = {}
+    deferred = 0
     if with_vectors:
         texts = [tool_embedding_text(_display_name(e.name), e.description, None, e.schema()) for e in entries]
-        tool_vectors = dict(zip(keys, tool_vector_cache.vectors(texts, provider)))
-        query_vectors = {k: v for k, (_, v) in catalog.items() if v is not None}
+        try:
+            vectors = tool_vector_cache.vectors(texts, provider, budget=settings.FILTER_MAX_NEW_EMBEDDINGS)
+        except OverBudget as over:
+            deferred = len(over.missing)
+            embed_in_background(over.missing, provider)
+        else:
+            tool_vectors = dict(zip(keys, vectors))
+            query_vectors = {k: v for k, (_, v) in catalog.items() if v is not None}
     snapshot = CatalogSnapshot(version=f"filter:{version}", tools=tuple(entries), categories=(),
                                tool_vectors=tool_vectors, query_vectors=query_vectors, category_vectors={},
                                model=provider.model_id)
-    return ToolListIndex(RoutingIndex(snapshot), {key: i for i, key in enumerate(keys)})
+    return ToolListIndex(RoutingIndex(snapshot), {key: i for i, key in enumerate(keys)}, deferred)
+
+
+QUEUED_PREFIX = "toolrouter:temb-queued:"
+QUEUED_SECONDS = 600  # a text queued this recently is not queued again (a worker may be busy)
+
+
+def embed_in_background(texts: list[str], provider: EmbeddingProvider) -> int:
+    """Queue the texts no request queued lately for the worker (gateway/tasks.py); returns how many.
+
+    Without Redis or a broker nothing is queued: the next request with the same tools is ranked
+    by BM25 again and tries again."""
+    from .tasks import embed_tool_texts
+
+    keys = [QUEUED_PREFIX + tool_vector_cache.key(provider.model_id, t) for t in texts]
+    try:
+        pipe = get_redis().pipeline(transaction=False)
+        for key in keys:
+            pipe.set(key, b"1", nx=True, ex=QUEUED_SECONDS)
+        fresh = [t for t, newly in zip(texts, pipe.execute(), strict=True) if newly]
+        if fresh:
+            embed_tool_texts.delay(fresh, provider.model_id)
+    except Exception:  # noqa: BLE001 - Redis or the broker away: the answer stays BM25, nothing else breaks
+        logger.warning("filter: could not queue %d tool texts for embedding", len(texts), exc_info=True)
+        return 0
+    return len(fresh)
 
 
 def _engine_keys(tools: list[dict]) -> list[str]:
@@ -346,6 +426,14 @@ def _catalog_queries(keys: list[str], model_id: str) -> dict[str, tuple[list[str
             for key, (ready, other, vectors) in found.items()}
 
 
+class OverBudget(Exception):
+    """More texts are missing from the caches than the caller may embed now."""
+
+    def __init__(self, missing: list[str]) -> None:
+        super().__init__(f"{len(missing)} tool texts to embed")
+        self.missing = missing
+
+
 class ToolVectorCache:
     """Tool-text vectors by content hash: the shared two-level cache, then one provider call."""
 
@@ -355,10 +443,13 @@ class ToolVectorCache:
     def key(self, model_id: str, text: str) -> str:
         return self._cache.key(model_id, text)
 
-    def vectors(self, texts: list[str], provider: EmbeddingProvider) -> list[np.ndarray]:
+    def vectors(self, texts: list[str], provider: EmbeddingProvider, *, budget: int | None = None) -> list[np.ndarray]:
+        """The texts' vectors; OverBudget when more than `budget` (None: any number) must be embedded."""
         keys = [self.key(provider.model_id, t) for t in texts]
         found = self._cache.get_many(keys)
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
+        if budget is not None and len(missing) > budget:
+            raise OverBudget(missing)
         if missing:
             fresh = dict(zip((self.key(provider.model_id, t) for t in missing), self._embed(missing, provider),
                              strict=True))

@@ -56,7 +56,7 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
         return filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
                                             key_tools_path=api_key.filter_tools_path)
     except filter_gateway.FilterInputError as exc:
-        raise ApiError(400, exc.code, exc.message, exc.details) from exc
+        raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
 
 
 def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
@@ -70,6 +70,9 @@ def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
         headers["X-Toolrouter-Passthrough"] = outcome.passthrough
     if outcome.strategy:
         headers["X-Toolrouter-Strategy"] = outcome.strategy
+    if outcome.fallback:
+        headers["X-Toolrouter-Fallback"] = outcome.fallback
+        headers["X-Toolrouter-Embeddings-Deferred"] = str(outcome.deferred_embeddings)
     return headers
 
 
@@ -77,7 +80,7 @@ def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gate
     try:
         return filter_gateway.filter_request(raw, options)
     except filter_gateway.FilterInputError as exc:
-        raise ApiError(400, exc.code, exc.message, exc.details) from exc
+        raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
 
 
 class FilterView(APIView):

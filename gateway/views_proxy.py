@@ -18,6 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from api import throttling
 from api.auth import ApiKeyUser, current_key
 from api.errors import ApiError
 from api.schema import ANY_OBJECT
@@ -40,15 +41,19 @@ class ProxyKeyAuthentication(authentication.BaseAuthentication):
     """
 
     def authenticate(self, request):
+        failures = throttling.FailedAuthWindow.now(throttling.client_address(request))
         for header, value in self._candidates(request):
-            found = current_key(hash_key(value))
+            found = current_key(hash_key(value), failures)
             if found.api_key is None or found.api_key.revoked:
                 if header == KEY_HEADER.lower():
+                    failures.count()
                     raise exceptions.AuthenticationFailed(f"The {KEY_HEADER} key is unknown or revoked.")
                 continue  # the client's upstream key, not ours
             touch_last_used(found.api_key)
             request._request.our_key_header = None if header == KEY_HEADER.lower() else header
             return ApiKeyUser(found), found.api_key
+        if self._candidates(request):
+            failures.count()
         raise exceptions.AuthenticationFailed(
             f"Send your toolrouter key in {KEY_HEADER}, or as 'Authorization: Bearer <key>' / 'x-api-key'.")
 

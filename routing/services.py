@@ -146,7 +146,10 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
         descriptions = redact_tool_names(descriptions, hidden)
     session_id = asked.session_id
     if session_id:
-        active = sessions.remember_tools(caller.api_key_id, session_id, result.names)
+        allowed = request.allowed_tools
+        active = sessions.remember_tools(
+            caller.api_key_id, session_id, result.names,
+            visible=lambda name: name in index.position and (allowed is None or name in allowed))
         answer["session"] = {"id": session_id, "active_tools": active if active is not None else result.names,
                              "stored": active is not None}
     answer["request_id"] = str(uuid.uuid4())

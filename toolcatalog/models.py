@@ -72,6 +72,9 @@ class Category(Embedded):
         errors = {}
         if message := validation.name_error("category", self.name):
             errors["name"] = message
+        for field in ("description", "workflow_hint"):
+            if message := validation.text_error("category", self.name, field, getattr(self, field)):
+                errors[field] = message
         if self.parent is not None and self.pk and self._parent_chain_contains_self():
             errors["parent"] = f"category {self.name!r}: parent {self.parent.name!r} would make a cycle."
         if errors:
@@ -123,6 +126,9 @@ class Tool(Embedded):
             errors["parameters"] = message
         if not (self.description or "").strip():
             errors["description"] = f"tool {self.name!r}: description must not be empty."
+        for field in ("description", "usage_hint"):
+            if message := validation.text_error("tool", self.name, field, getattr(self, field)):
+                errors[field] = message
         if errors:
             raise ValidationError(errors)
 

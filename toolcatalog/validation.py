@@ -5,27 +5,36 @@ report of 300 tools knows which one to fix.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import jsonschema
+from django.conf import settings
+from jsonschema import validators
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
-NAME_RULE = "letters, digits, '_', '-' and '.', at most 128 characters"
+from engine import CATALOG_NAME_RULE, is_catalog_name
 
 
 def name_error(kind: str, name: Any) -> str | None:
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        return f"{kind} {name!r}: name must be {NAME_RULE}."
+    """The one name rule (engine/names.py), which every export relies on."""
+    if not is_catalog_name(name):
+        return f"{kind} {name!r}: name must be {CATALOG_NAME_RULE}."
+    return None
+
+
+def text_error(kind: str, name: Any, field: str, value: Any) -> str | None:
+    limit = settings.CATALOG_MAX_TEXT_CHARS
+    if isinstance(value, str) and len(value) > limit:
+        return f"{kind} {name!r}: {field} is {len(value):,} characters long; at most {limit:,} (CATALOG_MAX_TEXT_CHARS)."
     return None
 
 
 def parameters_error(tool_name: str, parameters: Any) -> str | None:
-    """None when `parameters` is a JSON Schema object a provider will accept."""
+    """None when `parameters` is a JSON Schema object a provider will accept, checked against its
+    own `$schema` dialect (2020-12 when none is named) as the exports check it."""
     if not isinstance(parameters, dict):
         return f"tool {tool_name!r}: parameters must be a JSON Schema object, got {type(parameters).__name__}."
     try:
-        jsonschema.Draft202012Validator.check_schema(parameters)
+        validators.validator_for(parameters, default=jsonschema.Draft202012Validator).check_schema(parameters)
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"
         return f"tool {tool_name!r}: parameters is not valid JSON Schema at {where}: {exc.message}"

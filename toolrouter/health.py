@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import JsonResponse
 
+from api.selectors import bound_keys_with_catalog_scope
 from shared.redis_client import redis_ping
 from toolcatalog import selectors
 from usage.services import usage_health
@@ -31,5 +32,7 @@ def readyz(request) -> JsonResponse:
             "failed": sum(c["failed"] for c in counts.values()),
             "by_kind": counts,
         }
+        # Reported, not fatal: their catalog scope is ignored (api/models.py); an operator fixes them.
+        body["api_keys"] = {"bound_with_catalog_scope": bound_keys_with_catalog_scope()}
     body["usage_log"] = usage_health()
     return JsonResponse(body, status=200 if body["ready"] else 503)

@@ -85,9 +85,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "toolrouter.middleware.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "toolrouter.middleware.GetOnlySlashCommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -256,6 +257,7 @@ CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
 # --- Interoperability (issue 7): the filter gateway (POST /api/v1/filter) and the
 # OpenAI/Anthropic-compatible proxy (POST /v1/chat/completions, POST /v1/messages).
 LLM_MAX_BODY_BYTES = env_int("LLM_MAX_BODY_BYTES", 20_000_000)  # LLM requests carry whole conversations
+LLM_MAX_JSON_DEPTH = env_int("LLM_MAX_JSON_DEPTH", 100)  # tool schemas nest deeper than API bodies
 FILTER_MAX_LIMIT = env_int("FILTER_MAX_LIMIT", 128)
 FILTER_INDEX_CACHE_SIZE = env_int("FILTER_INDEX_CACHE_SIZE", 64)  # distinct tool lists kept built per process
 FILTER_TOOL_EMBEDDING_CACHE_SECONDS = env_int("FILTER_TOOL_EMBEDDING_CACHE_SECONDS", 30 * 24 * 3600)
@@ -276,3 +278,22 @@ API_RATE_PER_MINUTE = env_int("API_RATE_PER_MINUTE", 600)
 API_THROTTLE_FAIL_OPEN = env_bool("API_THROTTLE_FAIL_OPEN", True)
 # After a Redis failure, how long throttling skips Redis (a hung server would cost every request a timeout).
 API_THROTTLE_REDIS_RETRY_SECONDS = env_float("API_THROTTLE_REDIS_RETRY_SECONDS", 5.0)
+
+# --- Bounded work per request (issue 13). Past each limit: a 4xx JSON error naming it (413 for size).
+# Imports (every door: API, admin page, command): a small document must not expand into a huge one.
+IMPORT_MAX_DEPTH = env_int("IMPORT_MAX_DEPTH", 64)  # nesting of a document sent as text (JSON or YAML)
+IMPORT_MAX_NODES = env_int("IMPORT_MAX_NODES", 1_000_000)  # values once YAML aliases and $refs are expanded
+IMPORT_MAX_YAML_ALIASES = env_int("IMPORT_MAX_YAML_ALIASES", 10_000)
+IMPORT_MAX_REF_EXPANSIONS = env_int("IMPORT_MAX_REF_EXPANSIONS", 10_000)
+# The filter gateway and the proxy: tools per request, and tool texts embedded on the request's
+# thread; past that budget the request is ranked by BM25 and the rest embedded in the background.
+FILTER_MAX_TOOLS = env_int("FILTER_MAX_TOOLS", 1_000)
+FILTER_MAX_NEW_EMBEDDINGS = env_int("FILTER_MAX_NEW_EMBEDDINGS", 64)  # one embedding batch
+FILTER_MAX_JSONPATH_CHARS = env_int("FILTER_MAX_JSONPATH_CHARS", 500)
+# Catalog texts (tool and category descriptions, usage and workflow hints), in characters.
+CATALOG_MAX_TEXT_CHARS = env_int("CATALOG_MAX_TEXT_CHARS", 10_000)
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", 100)  # catalog lists: default page, `?limit=` up to API_MAX_PAGE_SIZE
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1_000)
+# Failed authentications (unknown or revoked keys) per client address and sliding minute; past it
+# 429 with Retry-After, and no database read for an unknown key.
+AUTH_FAILURES_PER_MINUTE = env_int("AUTH_FAILURES_PER_MINUTE", 30)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .detect import OPENAPI, describe_keys
 from .errors import InterchangeError
+from .limits import DocumentLimits
 from .model import CatalogBuilder, ParsedCatalog
 from .schemas import RefResolver, drop_read_only, flatten_all_of, is_object_schema, openapi30_to_json_schema
 
@@ -51,9 +52,9 @@ def describe_operation(operation: dict[str, Any], method: str, path: str) -> str
 class _OperationConverter:
     """Converts operations of one spec, sharing its ref resolver."""
 
-    def __init__(self, doc: dict[str, Any]) -> None:
+    def __init__(self, doc: dict[str, Any], limits: DocumentLimits | None = None) -> None:
         self.doc = doc
-        self.refs = RefResolver(doc)
+        self.refs = RefResolver(doc, limits)
         self.is_30 = str(doc.get("openapi")).startswith("3.0")
 
     def schema(self, schema: Any) -> dict[str, Any]:
@@ -190,10 +191,10 @@ def _operations(doc: dict[str, Any], refs: RefResolver):
                 yield str(path), path_item, method, path_item[method]
 
 
-def parse_openapi(doc: Any) -> ParsedCatalog:
-    """Import every operation of an OpenAPI 3.x document as a tool."""
+def parse_openapi(doc: Any, limits: DocumentLimits | None = None) -> ParsedCatalog:
+    """Import every operation of an OpenAPI 3.x document as a tool (LimitExceeded past `limits`)."""
     check_openapi(doc)
-    converter = _OperationConverter(doc)
+    converter = _OperationConverter(doc, limits)
     builder = CatalogBuilder(OPENAPI)
     used_tags: list[str] = []
     for index, (path, path_item, method, operation) in enumerate(_operations(doc, converter.refs)):

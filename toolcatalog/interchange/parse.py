@@ -9,6 +9,7 @@ from engine import NameMap
 
 from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format, detect_loaded, vote
 from .errors import InterchangeError
+from .limits import DocumentLimits
 from .loading import load_document
 from .mcp import parse_mcp
 from .model import ParsedCatalog
@@ -19,8 +20,8 @@ from .toolcatalog_v1 import parse_v1
 Document = dict[str, Any] | list[Any] | str | bytes
 
 
-def _load(data: Document) -> Any:
-    return load_document(data) if isinstance(data, (str, bytes)) else data
+def _load(data: Document, limits: DocumentLimits | None = None) -> Any:
+    return load_document(data, limits) if isinstance(data, (str, bytes)) else data
 
 
 def detect_format(data: Document) -> str:
@@ -51,7 +52,7 @@ def _check_claim(doc: Any, claimed: str) -> None:
 
 
 def parse_catalog(data: Document, format: str | None = None, *, server_name: str | None = None,
-                  name_map: NameMap | None = None) -> ParsedCatalog:
+                  name_map: NameMap | None = None, limits: DocumentLimits | None = None) -> ParsedCatalog:
     """Import a tool catalog in any supported format as toolcatalog/v1 entries.
 
     ``data`` is a loaded document or its JSON/YAML text.  ``format`` skips
@@ -59,9 +60,10 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     a single MCP server (its category and clash prefix).  ``name_map`` maps
     provider-safe names from an earlier export back to catalog names.
     Malformed entries land in ``rejected``; a document that is not a catalog
-    raises InterchangeError.
+    raises InterchangeError, one that needs more work than ``limits`` allow
+    (nesting, size once expanded, YAML aliases, $ref expansions) LimitExceeded.
     """
-    doc = _load(data)
+    doc = _load(data, limits)
     if format:
         fmt = canonical_format(format)
         _check_claim(doc, fmt)
@@ -72,6 +74,6 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
         OPENAI: lambda: parse_openai(doc, name_map),
         ANTHROPIC: lambda: parse_anthropic(doc, name_map),
         MCP: lambda: parse_mcp(doc, server_name, name_map),
-        OPENAPI: lambda: parse_openapi(doc),
+        OPENAPI: lambda: parse_openapi(doc, limits),
     }
     return parsers[fmt]()

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
+from .limits import DocumentLimits, LimitExceeded, NodeBudget
+
 Schema = dict[str, Any]
 
 _SCHEMA_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
@@ -51,12 +53,18 @@ class RefResolver:
 
     Problems (external or missing refs, cycles) never raise: the offending
     ref becomes a placeholder object schema and a message is appended to
-    ``warnings``, so one broken schema does not sink a whole spec.
+    ``warnings``, so one broken schema does not sink a whole spec.  Only a
+    local ref is ever followed: ``http://...`` or ``file://...`` is never fetched.
+    Work is counted: past ``limits.max_ref_expansions`` expansions, or
+    ``limits.max_nodes`` schema objects made, LimitExceeded is raised.
     """
 
-    def __init__(self, document: dict[str, Any]) -> None:
+    def __init__(self, document: dict[str, Any], limits: DocumentLimits | None = None) -> None:
         self.document = document
         self.warnings: list[str] = []
+        self.limits = limits or DocumentLimits()
+        self.expansions = 0
+        self.budget = NodeBudget(self.limits)
 
     def lookup(self, ref: str) -> Any:
         """The value a local JSON pointer ref points at; KeyError if none."""
@@ -93,6 +101,7 @@ class RefResolver:
         """A copy of ``schema`` with every ref expanded; cycles left as stubs."""
         if not isinstance(schema, dict):
             return schema
+        self.budget.spend(len(schema))
         if len(_stack) > _MAX_DEPTH:
             return {"type": "object", "description": "Schema nested too deeply; not expanded."}
         ref = schema.get("$ref")
@@ -101,6 +110,11 @@ class RefResolver:
         return map_subschemas(schema, lambda sub: self.expand(sub, _stack))
 
     def _expand_ref(self, schema: Schema, ref: str, stack: tuple[str, ...]) -> Schema:
+        self.expansions += 1
+        if self.expansions > self.limits.max_ref_expansions:
+            raise LimitExceeded("max_ref_expansions", self.limits.max_ref_expansions,
+                                f"expanding the document's $refs takes more than "
+                                f"{self.limits.max_ref_expansions:,} expansions")
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         if ref in stack:
             target: Schema = {"type": "object",

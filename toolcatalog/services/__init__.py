@@ -19,7 +19,15 @@ from .embedding_schedule import (
 )
 from .embedding_work import EmbedReport, embed_objects, record_embedding_error
 from .exporting import CatalogExportError, export
-from .importing import CatalogImportError, ImportReport, import_any, import_catalog
+from .importing import (
+    CatalogImportError,
+    ImportAbandoned,
+    ImportLimitError,
+    ImportReport,
+    import_any,
+    import_catalog,
+    import_limits,
+)
 from .saving import (
                                  CURATABLE_CATEGORY_FIELDS,
                                  CURATABLE_TOOL_FIELDS,
@@ -31,8 +39,9 @@ from .versions import bump_catalog_version
 
 __all__ = [
     "CURATABLE_CATEGORY_FIELDS", "CURATABLE_TOOL_FIELDS", "EMBEDDED_MODELS", "CatalogExportError",
-    "CatalogImportError", "EmbedReport", "ImportReport", "bump_catalog_version", "embed_objects",
-    "enqueue_embedding", "export", "import_any", "import_catalog", "mark_all_for_reembedding",
+    "CatalogImportError", "EmbedReport", "ImportAbandoned", "ImportLimitError", "ImportReport", "bump_catalog_version",
+    "embed_objects",
+    "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "mark_all_for_reembedding",
     "mark_curated_edits", "record_embedding_error", "request_reembedding", "requeue_stale_embeddings",
     "save_and_schedule", "save_validated", "schedule_embedding", "set_enabled", "stale_model_ids",
 ]

@@ -4,16 +4,18 @@ The one service behind the three doors (API, `manage.py import_catalog`, the adm
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from engine import NameMap
 
 from .. import validation
-from ..interchange import InterchangeError, parse_catalog
+from ..interchange import DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
 from ..models import Category, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
 from .saving import save_validated
@@ -64,11 +66,42 @@ class CatalogImportError(Exception):
     """The document as a whole is not a catalog; nothing was imported."""
 
 
-def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "") -> ImportReport:
+class ImportLimitError(CatalogImportError):
+    """The document needs more work than a limit allows; nothing was imported.
+
+    `setting` names the limit (e.g. IMPORT_MAX_REF_EXPANSIONS); `is_size` marks the limits on
+    the document's size once expanded (a 413 for API callers; nesting depth is a 400)."""
+
+    def __init__(self, exc: LimitExceeded) -> None:
+        self.setting = "IMPORT_" + exc.limit.upper()
+        self.allowed = exc.allowed
+        self.is_size = exc.is_size
+        super().__init__(f"{exc} (limit {self.setting} = {exc.allowed})")
+
+
+class ImportAbandoned(CatalogImportError):
+    """The caller went away (its client closed the connection): the import stopped, nothing was stored."""
+
+
+StopCheck = Callable[[], bool]
+STOP_CHECK_EVERY = 25  # tools between two looks at the client
+
+
+def import_limits() -> DocumentLimits:
+    """The limits every import door applies, from settings."""
+    return DocumentLimits(max_depth=settings.IMPORT_MAX_DEPTH, max_nodes=settings.IMPORT_MAX_NODES,
+                          max_yaml_aliases=settings.IMPORT_MAX_YAML_ALIASES,
+                          max_ref_expansions=settings.IMPORT_MAX_REF_EXPANSIONS)
+
+
+def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "",
+                   should_stop: StopCheck | None = None) -> ImportReport:
     """Create or update categories and tools from a toolcatalog/v1 document.
 
     Good entries are imported and bad ones reported, each with its reason. Curated
     hypothetical queries are kept; the document's queries are added as `imported`.
+    `should_stop` (e.g. "the client has gone") is asked every few tools: when it says so, the
+    import raises ImportAbandoned and its transaction is rolled back.
     """
     if not isinstance(document, dict) or document.get("format") != "toolcatalog/v1":
         raise CatalogImportError("expected a JSON object with \"format\": \"toolcatalog/v1\".")
@@ -79,7 +112,7 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
     report = ImportReport(dry_run=dry_run)
     with transaction.atomic():
         _import_categories(categories, report)
-        imported = _import_tools(tools, report, source)
+        imported = _import_tools(tools, report, source, should_stop)
         _link_related_tools(tools, imported, report)
         if dry_run:
             transaction.set_rollback(True)
@@ -88,19 +121,25 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
 
 
 def import_any(data: Any, *, format: str | None = None, server_name: str | None = None,
-               dry_run: bool = False) -> dict[str, Any]:
+               dry_run: bool = False, should_stop: StopCheck | None = None) -> dict[str, Any]:
     """Parse a document in any supported format and import it: the report every door shows.
 
     Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
     back as the catalog's names (`files.read_file`), so re-importing an export updates the same
     tools. The converter's rejections (entries it could not read) come first, then the
     service's (entries the catalog refused). Raises CatalogImportError when the document as a
-    whole is not what it claims to be; nothing is imported then.
+    whole is not what it claims to be, ImportLimitError when it needs more work than the
+    IMPORT_MAX_* limits allow; nothing is imported then.
     """
     names = NameMap(Tool.objects.values_list("name", flat=True))
     try:
-        parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names)
-        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format)
+        parsed = parse_catalog(data, format or None, server_name=server_name or None, name_map=names,
+                               limits=import_limits())
+        if should_stop and should_stop():
+            raise ImportAbandoned("the client went away before the import started")
+        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format, should_stop=should_stop)
+    except LimitExceeded as exc:
+        raise ImportLimitError(exc) from exc
     except InterchangeError as exc:
         raise CatalogImportError(str(exc)) from exc
     body = report.as_dict()
@@ -179,11 +218,14 @@ def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Categ
     return category, False, bool(changed)
 
 
-def _import_tools(entries: list[Any], report: ImportReport, source: str) -> dict[str, Tool]:
+def _import_tools(entries: list[Any], report: ImportReport, source: str,
+                  should_stop: StopCheck | None = None) -> dict[str, Tool]:
     categories = {c.name: c for c in Category.objects.all()}
     imported: dict[str, Tool] = {}
     seen: set[str] = set()
     for position, entry in enumerate(entries):
+        if should_stop and position % STOP_CHECK_EVERY == 0 and position and should_stop():
+            raise ImportAbandoned(f"the client went away after {position} of {len(entries)} tools; nothing was stored")
         name: Any = entry.get("name") if isinstance(entry, dict) else None
         problem = _tool_problem(entry, categories, seen)
         if problem:
