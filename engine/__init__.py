@@ -13,7 +13,7 @@ counting, and THE tool-name mapping (`NameMap`) that every door uses.
 See router.py for the request flow, scoring.py for the 0-1 score scale and the
 `auto` gate, lexical.py / vectors.py for the two indexes, names.py for the name rule.
 """
-from . import scoring
+from . import adaptive, explicit, scoring
 from .index import RoutingIndex, build_index
 from .lexical import tokenize
 from .llm_category import OpenAICategorySelector
@@ -53,7 +53,7 @@ __all__ = [
     "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE", "STRATEGIES",
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
     "RouteRequest", "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
-    "category_embedding_text", "count_text", "definition_json", "external_name", "is_catalog_name",
+    "adaptive", "category_embedding_text", "count_text", "definition_json", "explicit", "external_name", "is_catalog_name",
     "is_provider_name", "route", "sanitize_name", "scoring", "split_identifier", "split_steps", "text_hash",
     "tokenize", "tool_embedding_text",
 ]

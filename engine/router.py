@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import scoring
+from . import adaptive, scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
 from .types import (
@@ -120,7 +120,10 @@ def route(index: RoutingIndex, request: RouteRequest, *, embed_query: EmbedQuery
     candidates = allowed & ~index.core if request.include_core else allowed
     ctx = _Context(index, request, embed_query, candidates)
     parts = split_steps(request.query) if request.strategy != "hierarchical" else [request.query]
-    if len(parts) > 1:
+    if not request.query.strip():  # only required tools asked for (select:NAME): nothing to rank
+        ranking = _Ranking(np.zeros(len(index), dtype=np.float32), np.zeros(len(index), dtype=bool),
+                           StrategyInfo(request.strategy, "none", 1.0, reason="no query text to rank"), "hybrid")
+    elif len(parts) > 1:
         ranking = _rank_steps(ctx, parts, select_categories_llm)
     else:
         ranking = _RANKERS[request.strategy](ctx, select_categories_llm)
@@ -139,6 +142,8 @@ def _validate(request: RouteRequest) -> None:
         raise ValueError("limit must be at least 1")
     if request.threshold is not None and not 0.0 <= request.threshold <= 1.0:
         raise ValueError("threshold must be between 0 and 1")
+    if request.margin is not None and not 0.0 <= request.margin <= 1.0:
+        raise ValueError("margin must be between 0 and 1")
 
 
 # --------------------------------------------------------------------------
@@ -389,13 +394,29 @@ def _select(ctx: _Context, ranking: _Ranking) -> list[Match]:
     request = ctx.request
     if request.mode == "top_k":
         picked = [(int(i), "rank") for i in _best(ranking, request.limit)]
+    elif request.mode == "adaptive":
+        best = _best(ranking, request.limit)
+        picked = [(int(i), "rank") for i in best[:adaptive.keep_count(ranking.scores[best].tolist(), request.margin,
+                                                                           request.limit)]]
     else:
         picked = _select_threshold(ctx, ranking)
-    matches = [_match(ctx, ranking, i, via) for i, via in picked]
+    matches: list[Match] = []
+    seen: set[int] = set()
+    for i, via in _required(ctx) + picked:
+        if i not in seen:
+            seen.add(i)
+            matches.append(_match(ctx, ranking, i, via))
     if request.include_core:
         core = np.flatnonzero(ctx.index.core & ctx.index.mask(request.allowed_tools, request.categories))
-        matches.extend(_match(ctx, ranking, int(i), "core") for i in core)
+        matches.extend(_match(ctx, ranking, int(i), "core") for i in core if int(i) not in seen)
     return matches
+
+
+def _required(ctx: _Context) -> list[tuple[int, str]]:
+    """The request's required tools (pinned, explicit) that it may see, before the ranked ones."""
+    allowed = ctx.index.mask(ctx.request.allowed_tools, None)
+    positions = ((ctx.index.position.get(name), via) for name, via in ctx.request.required)
+    return [(i, via) for i, via in positions if i is not None and allowed[i]]
 
 
 def _select_threshold(ctx: _Context, ranking: _Ranking) -> list[tuple[int, str]]:
