@@ -125,6 +125,43 @@ def _core_names(index: RoutingIndex, allowed: frozenset[str] | None) -> list[str
     return [index.tools[i].name for i in mask.nonzero()[0]]
 
 
+@dataclass(frozen=True)
+class CatalogTool:
+    """One catalog tool as a door shows it: its definition in a format, and its category."""
+
+    name: str
+    category: str | None
+    definition: Any
+
+
+def visible_tool(caller: Caller, written: str, fmt: Format, *, catalog_stamp: bytes | None = None) -> CatalogTool | None:
+    """The catalog tool `written` names (any spelling), if this caller may see it; else None,
+    the same answer as for a name the catalog does not have."""
+    index = live_index.current(get_provider().model_id, catalog_stamp=catalog_stamp)
+    allowed = allowed_tool_names(caller, None, index.version)
+    name = catalog_name(index, written)
+    if name is None or (allowed is not None and name not in allowed):
+        return None
+    return _shown(caller, index, allowed, [name], fmt)[0]
+
+
+def core_tools(caller: Caller, fmt: Format, *, catalog_stamp: bytes | None = None) -> list[CatalogTool]:
+    """The core tools this caller may see, in name order."""
+    index = live_index.current(get_provider().model_id, catalog_stamp=catalog_stamp)
+    allowed = allowed_tool_names(caller, None, index.version)
+    return _shown(caller, index, allowed, _core_names(index, allowed), fmt)
+
+
+def _shown(caller: Caller, index: RoutingIndex, allowed: frozenset[str] | None, names: list[str],
+           fmt: Format) -> list[CatalogTool]:
+    shown = [CatalogTool(n, index.tools[index.position[n]].category, index.render(index.position[n], fmt))
+             for n in names]
+    if caller.bound_toolset_id is None:
+        return shown
+    hidden = _hidden_tool_names(index, allowed or frozenset())
+    return [replace(t, definition=redact_tool_names(t.definition, hidden)) for t in shown]
+
+
 def allowed_tool_names(caller: Caller, toolset_name: str | None, version: str) -> frozenset[str] | None:
     """The tools this request may see: the key's toolset, narrowed by the requested one."""
     allowed: frozenset[str] | None = None
