@@ -118,8 +118,9 @@ def _pattern_hits(pattern: str, candidates: Sequence[str], clock: Callable[[], f
                 hits.append(name)
         except TimeoutError:
             return hits, f"select:/{pattern}/ stopped at its time budget ({PATTERN_BUDGET_SECONDS * 1000:.0f} ms)"
-        if len(hits) >= MAX_PATTERN_MATCHES:
-            return hits, f"select:/{pattern}/ matched more than {MAX_PATTERN_MATCHES} tools; the first {MAX_PATTERN_MATCHES} by name are kept"
+        if len(hits) > MAX_PATTERN_MATCHES:
+            return hits[:MAX_PATTERN_MATCHES], (f"select:/{pattern}/ matched more than {MAX_PATTERN_MATCHES} tools; "
+                          f"the first {MAX_PATTERN_MATCHES} by name are kept")
     if not hits:
         return hits, f"select:/{pattern}/ matched no tool"
     return hits, ""

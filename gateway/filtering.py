@@ -257,6 +257,21 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
                          selected=[tool_name(t) for t in kept])
 
 
+def search_tools(tools: list[dict], query: str, limit: int) -> list[int]:
+    """Positions in `tools` of the best matches for `query`, best first (its select: terms
+    honoured). The proxy's tool search runs on it; without the embedding provider it ranks by BM25."""
+    provider = get_provider()
+    options = FilterOptions(limit=limit)
+    try:
+        index = tool_index(tools, provider, with_vectors=True)
+    except EmbeddingProviderError as exc:
+        logger.warning("tool search ranks by BM25 alone: %s", exc)
+        index = tool_index(tools, provider, with_vectors=False)
+        options = FilterOptions(limit=limit, strategy="bm25")
+    result = route(index.routing, _route_request(query, options, index), embed_query=query_embedder(provider))
+    return [index.positions[name] for name in result.names]
+
+
 def _route_request(query: str, options: FilterOptions, index: ToolListIndex) -> RouteRequest:
     """The engine request for a tool list: the request's select: terms and the caller's pinned
     tools load first (by their name in the list, catalog or exported spelling)."""
