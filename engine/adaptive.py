@@ -6,9 +6,10 @@ the best and does not depend on where the score scale puts an absolute cut (the 
 recalibrated without retuning it). Floor: the best tool is always kept (`ADAPTIVE_FLOOR`).
 Cap: never more than the request's `limit`.
 
-Default margin 0.15: on the demo catalog, "play some jazz" keeps the music tools that score
-near the best and drops the rest; `margin=0` keeps only the best and ties, `margin=1` keeps
-everything up to `limit` (top-k).
+Default margin 0.15. On the demo catalog (hybrid), "play some jazz" scores play_music 0.64 and
+the next music tools 0.29 and below: play_music goes alone, where top-k would add four weak
+ones. `margin=0` keeps only the best and its ties; `margin=1` keeps everything up to `limit`
+(top-k).
 """
 from __future__ import annotations
 
