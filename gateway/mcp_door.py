@@ -49,6 +49,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError
 
 from api.models import ApiKey
+from engine import sanitize_name
 from routing import services
 from routing.meta_tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, SYSTEM_PROMPT, TOOL_SEARCH_NAME
 from shared.redis_client import get_redis
@@ -286,7 +287,10 @@ class Door:
 
 
 def namespaced(name: str, category: str | None) -> str:
-    """`category.name`, unless the tool has no category or its name already carries it."""
-    if not category or name.startswith(category + "."):
+    """`namespace.name`, the namespace being the category as the MCP import prefixes clashing
+    names with it (`@acme/notes` -> `acme_notes`); unchanged without a category or when the
+    name already carries it."""
+    if not category:
         return name
-    return f"{category}.{name}"
+    namespace = sanitize_name(category)
+    return name if name.startswith(namespace + ".") else f"{namespace}.{name}"

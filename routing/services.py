@@ -20,6 +20,7 @@ from engine import (
     Strategy,
     explicit,
     route,
+    sanitize_name,
 )
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
@@ -111,9 +112,8 @@ def catalog_name(index: RoutingIndex, written: str) -> str | None:
     if name is not None:
         return name
     namespace, dot, bare = written.partition(".")
-    if dot and bare in index.position and index.tools[index.position[bare]].category == namespace:
-        return bare
-    return None
+    category = index.tools[index.position[bare]].category if dot and bare in index.position else None
+    return bare if category and sanitize_name(category) == namespace else None
 
 
 def _visible_names(index: RoutingIndex, allowed: frozenset[str] | None) -> list[str]:
