@@ -141,7 +141,7 @@ class Call:
 def answer_calls(kind: proxy.Kind, answer: dict) -> list[Call]:
     if kind == "anthropic":
         blocks = answer.get("content") or []
-        return [Call(str(b.get("id")), str(b.get("name")), b.get("input") if isinstance(b.get("input"), dict) else {})
+        return [Call(str(b.get("id")), str(b.get("name")), _object(b.get("input")))
                 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
     message = _openai_message(answer)
     calls = []
@@ -153,6 +153,10 @@ def answer_calls(kind: proxy.Kind, answer: dict) -> list[Call]:
             arguments = {}
         calls.append(Call(str(call.get("id")), str(function.get("name")), arguments if isinstance(arguments, dict) else {}))
     return calls
+
+
+def _object(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _openai_message(answer: dict) -> dict:
@@ -174,7 +178,7 @@ def exchange(kind: proxy.Kind, answer: dict, results: dict[str, str]) -> list[di
 
 def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
     """Tools the conversation has called so far, in order of first call."""
-    names: list[str] = []
+    names: list[Any] = []
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
@@ -249,8 +253,9 @@ class Conversation:
 
     def __init__(self, plan: Plan, key_id: int | None) -> None:
         self.plan = plan
-        client_messages = plan.body.get("messages") if isinstance(plan.body.get("messages"), list) else []
-        self.client_messages: list[Any] = client_messages
+        sent_messages = plan.body.get("messages")
+        client_messages: list[Any] = sent_messages if isinstance(sent_messages, list) else []
+        self.client_messages = client_messages
         self.memory = recall(key_id, plan, client_messages)
         self.by_name = {filtering.tool_name(t): t for t in plan.deferred}
         self.sent: list[str] = []  # deferred tools sent, in order

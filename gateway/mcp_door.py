@@ -56,7 +56,7 @@ from shared.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
 
-SERVER_INFO = {"name": "toolrouter", "version": "1.0.0", "title": "toolrouter tool catalog"}
+SERVER_INFO = types.Implementation(name="toolrouter", version="1.0.0", title="toolrouter tool catalog")
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 _SESSION_SALT = "toolrouter.mcp-session"
@@ -174,7 +174,7 @@ def _initialize(message: types.JSONRPCRequest, api_key: ApiKey) -> Reply:
     result = types.InitializeResult(
         protocol_version=version,
         capabilities=types.ServerCapabilities(tools=types.ToolsCapability(list_changed=False)),
-        server_info=types.Implementation(**SERVER_INFO),
+        server_info=SERVER_INFO,
         instructions=SYSTEM_PROMPT,
     )
     reply = _result(message.id, "initialize", version, result)
