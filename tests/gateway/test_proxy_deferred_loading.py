@@ -12,6 +12,7 @@ from api.models import ApiKey
 from api.services import create_api_key
 from gateway import deferred
 from shared.redis_client import get_redis
+from tests.gateway.proxy_support import point_proxy_at
 from tests.gateway.requests_shapes import anthropic_tools, openai_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -29,9 +30,7 @@ def search_then_answer(kind: str, body: dict) -> dict:
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
     with ScriptedLLM(search_then_answer) as server:
-        settings.PROXY_UPSTREAM_BASE_URL = server.base_url
-        settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL = server.base_url
-        settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS = 30.0
+        point_proxy_at(settings, server.base_url)
         yield server
 
 

@@ -14,6 +14,7 @@ import httpx2 as httpx
 import pytest
 
 from api.services import create_api_key
+from tests.gateway.proxy_support import point_proxy_at
 from tests.support.catalog import demo_document
 from tests.support.scripted_llm import ScriptedLLM
 from tests.support.worker import ARTIFACTS
@@ -57,9 +58,7 @@ def script(kind: str, body: dict) -> dict:
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
     with ScriptedLLM(script) as server:
-        settings.PROXY_UPSTREAM_BASE_URL = server.base_url
-        settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL = server.base_url
-        settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS = 30.0
+        point_proxy_at(settings, server.base_url)
         yield server
 
 

@@ -9,30 +9,19 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.local_server import LocalServer
 
 Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...}
 
 
-class ScriptedLLM:
+class ScriptedLLM(LocalServer):
     def __init__(self, script: Script) -> None:
         self.script = script
         self.raw: list[tuple[str, bytes]] = []  # (path, body bytes) per request
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> ScriptedLLM:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         llm = self
