@@ -10,7 +10,8 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_filter = ("revoked",)
     search_fields = ("name", "prefix")
     readonly_fields = ("prefix", "last_used_at", "created_at")
-    fields = ("name", "scopes", "toolset", "rate_per_minute", "revoked", "prefix", "last_used_at", "created_at")
+    fields = ("name", "scopes", "toolset", "pinned_tools", "rate_per_minute", "mcp_core_tools", "mcp_namespaced_names",
+              "revoked", "prefix", "last_used_at", "created_at")
     actions = ["revoke"]
 
     @admin.display(description="problem")
@@ -22,7 +23,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         created, raw_key = services.create_api_key(obj.name, obj.scopes, obj.toolset)
-        ApiKey.objects.filter(pk=created.pk).update(rate_per_minute=obj.rate_per_minute)
+        ApiKey.objects.filter(pk=created.pk).update(
+            rate_per_minute=obj.rate_per_minute, pinned_tools=obj.pinned_tools, mcp_core_tools=obj.mcp_core_tools,
+            mcp_namespaced_names=obj.mcp_namespaced_names)
         obj.pk = created.pk
         self.message_user(
             request, f"API key for {obj.name!r}: {raw_key} — copy it now, it is not stored and will not be shown again.",

@@ -56,6 +56,19 @@ class ApiKey(models.Model):
     filter_tools_path = models.CharField(
         max_length=500, null=True, blank=True, help_text="JSONPath of the tools list; empty: $.tools"
     )
+    # The MCP door (/mcp): what this client's tools/list shows besides tool_search.
+    mcp_core_tools = models.BooleanField(
+        default=False, help_text="MCP: list the catalog's core tools (within the toolset) beside tool_search."
+    )
+    mcp_namespaced_names = models.BooleanField(
+        default=False, help_text="MCP: present tools as category.name (an imported MCP server's name is its category)."
+    )
+    # Names, not a relation: the key is copied whole into each web process (api/auth.py), so
+    # its pinned tools come without a query. A name the catalog no longer has is ignored.
+    pinned_tools = ArrayField(
+        models.CharField(max_length=128), default=list, blank=True,
+        help_text="Tool names always sent to this client, whatever the query (comma-separated).",
+    )
     revoked = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -80,6 +93,12 @@ class ApiKey(models.Model):
     def clean(self) -> None:
         if self.binds_catalog_scope:
             raise ValidationError({"scopes": BOUND_CATALOG_RULE})
+        from toolcatalog.models import Tool
+
+        unknown = sorted(set(self.pinned_tools) - set(Tool.objects.filter(name__in=self.pinned_tools)
+                                                      .values_list("name", flat=True)))
+        if unknown:
+            raise ValidationError({"pinned_tools": f"No tool is named {', '.join(map(repr, unknown))}."})
 
     @property
     def binds_catalog_scope(self) -> bool:

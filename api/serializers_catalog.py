@@ -90,10 +90,12 @@ class ToolSerializer(ModelValidatingSerializer):
 class ToolsetSerializer(ModelValidatingSerializer):
     tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
     categories = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), many=True, required=False)
+    pinned_tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False,
+                                                help_text="Always sent to this toolset's callers, whatever the query.")
 
     class Meta:
         model = Toolset
-        fields = ["name", "description", "tools", "categories", "created_at", "updated_at"]
+        fields = ["name", "description", "tools", "categories", "pinned_tools", "created_at", "updated_at"]
         read_only_fields = ["created_at", "updated_at"]
         validators: list = []
 

@@ -35,6 +35,8 @@ class RouteRequestSerializer(QueryFields):
     messages = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1000)
     mode = serializers.ChoiceField(choices=MODES, default="top_k")
     threshold = StrictFloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0, default=None)
+    margin = StrictFloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0, default=None,
+                              help_text="adaptive mode: keep tools scoring at least (1 - margin) x the best (default 0.15)")
     strategy = serializers.ChoiceField(choices=STRATEGIES, default="auto")
     toolset = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
     categories = serializers.ListField(child=StrictCharField(max_length=128), required=False, allow_null=True,
@@ -85,6 +87,16 @@ class TokensSerializer(serializers.Serializer):
     saved_pct = serializers.FloatField()
 
 
+class FailSafeSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+    added = serializers.ListField(child=serializers.CharField(), help_text="tool_search, then the core tools")
+
+
+class ExplicitSerializer(serializers.Serializer):
+    selected = serializers.ListField(child=serializers.CharField(), help_text="Tools the query's select: terms chose")
+    notes = serializers.ListField(child=serializers.CharField(), help_text="select: terms that could not be honoured")
+
+
 class RouteResponseSerializer(serializers.Serializer):
     tools = serializers.ListField(child=serializers.JSONField(), help_text="Definitions in the requested format.")
     matches = MatchSerializer(many=True)
@@ -95,6 +107,8 @@ class RouteResponseSerializer(serializers.Serializer):
     tokens = TokensSerializer()
     request_id = serializers.CharField()
     latency_ms = serializers.FloatField()
+    fail_safe = FailSafeSerializer(required=False, help_text="Present when nothing matched: why, and what was sent instead")
+    explicit = ExplicitSerializer(required=False, help_text="Present when the query had select: terms")
 
 
 class FoundToolSerializer(serializers.Serializer):
@@ -108,6 +122,7 @@ class ToolSearchResponseSerializer(serializers.Serializer):
     workflowGuidance = serializers.CharField(allow_blank=True)  # noqa: N815 - the seeds' field name
     instruction = serializers.CharField()
     request_id = serializers.CharField()
+    failSafe = FailSafeSerializer(required=False)  # noqa: N815 - beside workflowGuidance
 
 
 class DefinitionResponseSerializer(serializers.Serializer):

@@ -22,8 +22,7 @@ from .serializers_route import (
 
 
 def caller_of(request: Request) -> services.Caller:
-    api_key = api_key_of(request)
-    return services.Caller(api_key_id=api_key.pk, name=api_key.name, bound_toolset_id=api_key.toolset_id)
+    return services.Caller.of_key(api_key_of(request))
 
 
 def routed(asked: services.RouteQuery, request: Request, endpoint: str) -> services.Routed:
@@ -65,6 +64,8 @@ class ToolSearchView(APIView):
             "instruction": answer["instruction"],
             "request_id": answer["request_id"],
         }
+        if "fail_safe" in answer:
+            body["failSafe"] = answer["fail_safe"]
         if "session" in answer:
             body["activeTools"] = answer["session"]["active_tools"]
         return Response(body)

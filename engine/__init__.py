@@ -14,7 +14,7 @@ See router.py for the request flow, needs.py for requests that need several tool
 scoring.py for the 0-1 score scale and the `auto` gate, params.py and calibration.py for
 the weights each catalog is ranked with, lexical.py / vectors.py for the two indexes, names.py for the name rule.
 """
-from . import scoring
+from . import adaptive, explicit, scoring
 from .calibration import CalibrationResult, ConfirmedQuery, calibrate
 from .index import RoutingIndex, build_index
 from .lexical import tokenize
@@ -60,7 +60,7 @@ __all__ = [
     "STRATEGIES",
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
     "RouteRequest", "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
-    "category_embedding_text", "count_text", "definition_json", "external_name", "is_catalog_name",
+    "adaptive", "category_embedding_text", "count_text", "definition_json", "explicit", "external_name", "is_catalog_name",
     "is_provider_name", "route", "sanitize_name", "scoring", "split_identifier", "split_needs", "text_hash",
     "tokenize", "tool_embedding_text",
 ]

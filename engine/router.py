@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import scoring
+from . import adaptive, scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
 from .needs import cover_order, split_needs
@@ -177,7 +177,10 @@ def route(index: RoutingIndex, request: RouteRequest, *, embed_texts: EmbedTexts
     needs = split_needs(request.query) if request.strategy != "hierarchical" else [request.query]
     query_vectors = _QueryVectors(embed_texts, [request.query, *needs], index)
     ctx = _Context(index, request, query_vectors, candidates)
-    if len(needs) > 1:
+    if not request.query.strip():  # only required tools asked for (select:NAME): nothing to rank
+        ranking = _Ranking(np.zeros(len(index), dtype=np.float32), np.zeros(len(index), dtype=bool),
+                           StrategyInfo(request.strategy, "none", 1.0, reason="no query text to rank"), "hybrid")
+    elif len(needs) > 1:
         ranking = _rank_needs(ctx, needs, select_categories_llm)
     else:
         ranking = _RANKERS[request.strategy](ctx, select_categories_llm)
@@ -196,6 +199,8 @@ def _validate(request: RouteRequest) -> None:
         raise ValueError("limit must be at least 1")
     if request.threshold is not None and not 0.0 <= request.threshold <= 1.0:
         raise ValueError("threshold must be between 0 and 1")
+    if request.margin is not None and not 0.0 <= request.margin <= 1.0:
+        raise ValueError("margin must be between 0 and 1")
 
 
 # --------------------------------------------------------------------------
@@ -410,13 +415,29 @@ def _select(ctx: _Context, ranking: _Ranking) -> list[Match]:
     request = ctx.request
     if request.mode == "top_k":
         picked = [(int(i), "rank") for i in _best(ranking, request.limit)]
+    elif request.mode == "adaptive":
+        best = _best(ranking, request.limit)
+        picked = [(int(i), "rank") for i in best[:adaptive.keep_count(ranking.scores[best].tolist(), request.margin,
+                                                                           request.limit)]]
     else:
         picked = _select_threshold(ctx, ranking)
-    matches = [_match(ctx, ranking, i, via) for i, via in picked]
+    matches: list[Match] = []
+    seen: set[int] = set()
+    for i, via in _required(ctx) + picked:
+        if i not in seen:
+            seen.add(i)
+            matches.append(_match(ctx, ranking, i, via))
     if request.include_core:
         core = np.flatnonzero(ctx.index.core & ctx.index.mask(request.allowed_tools, request.categories))
-        matches.extend(_match(ctx, ranking, int(i), "core") for i in core)
+        matches.extend(_match(ctx, ranking, int(i), "core") for i in core if int(i) not in seen)
     return matches
+
+
+def _required(ctx: _Context) -> list[tuple[int, str]]:
+    """The request's required tools (pinned, explicit) that it may see, before the ranked ones."""
+    allowed = ctx.index.mask(ctx.request.allowed_tools, None)
+    positions = ((ctx.index.position.get(name), via) for name, via in ctx.request.required)
+    return [(i, via) for i, via in positions if i is not None and allowed[i]]
 
 
 def _select_threshold(ctx: _Context, ranking: _Ranking) -> list[tuple[int, str]]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .params import DEFAULT_PARAMS, RankingParams
 
-Mode = Literal["top_k", "threshold"]
+Mode = Literal["top_k", "threshold", "adaptive"]
 Strategy = Literal["auto", "bm25", "vector", "hybrid", "hierarchical"]
 Format = Literal["openai", "anthropic", "mcp", "names"]
 # Why an answer fell back (`StrategyInfo.fallback_kind`), for callers that act on it (the
@@ -25,7 +25,7 @@ Format = Literal["openai", "anthropic", "mcp", "names"]
 FallbackKind = Literal["", "no_embedder", "embedding_failed", "no_vectors", "below_threshold", "no_category"]
 EMBEDDING_UNAVAILABLE: frozenset[str] = frozenset({"no_embedder", "embedding_failed"})
 
-MODES: tuple[str, ...] = ("top_k", "threshold")
+MODES: tuple[str, ...] = ("top_k", "threshold", "adaptive")
 STRATEGIES: tuple[str, ...] = ("auto", "bm25", "vector", "hybrid", "hierarchical")
 FORMATS: tuple[str, ...] = ("openai", "anthropic", "mcp", "names")
 
@@ -97,6 +97,11 @@ class RouteRequest:
     explain: bool = False
     format: Format = "openai"
     default_category: str | None = None
+    margin: float | None = None  # adaptive mode (adaptive.py); None: its default
+    # Tools that load whatever the ranking says, first and in this order: (name, why), e.g.
+    # ("files.read_file", "pinned") or (..., "explicit"); names outside the request's allowed
+    # tools are dropped. With an empty query nothing is ranked and only these (and core) load.
+    required: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -108,7 +113,7 @@ class Match:
     category: str | None
     hint: str = ""
     core: bool = False
-    via: str = "rank"  # "rank" | "core" | "related" | "fallback"
+    via: str = "rank"  # "rank" | "core" | "related" | "fallback" | "pinned" | "explicit"
     lexical_score: float | None = None
     semantic_score: float | None = None
     matched_query: str | None = None

@@ -39,6 +39,8 @@ from engine import (
     ToolEntry,
     count_text,
     definition_json,
+    explicit,
+    external_name,
     route,
     tool_embedding_text,
 )
@@ -85,12 +87,16 @@ class FilterOptions:
     strategy: str = "hybrid"
     query_path: str = DEFAULT_QUERY_PATH
     tools_path: str = DEFAULT_TOOLS_PATH
+    margin: float | None = None  # adaptive mode
+    # Not a request option: the caller's pinned tools (its key's and its toolset's), by catalog name.
+    pinned: tuple[str, ...] = ()
 
 
 @dataclass
 class FilterOutcome:
     body: bytes
     passthrough: str | None = None
+    fail_safe: str | None = None  # why every tool was kept: nothing was selected
     tools_before: int = 0
     tools_after: int = 0
     tokens_before: int = 0
@@ -108,15 +114,16 @@ class FilterOutcome:
 # --------------------------------------------------------------------------
 # options
 # --------------------------------------------------------------------------
-OPTION_NAMES = ("mode", "limit", "threshold", "strategy", "query_path", "tools_path")
+OPTION_NAMES = ("mode", "limit", "threshold", "margin", "strategy", "query_path", "tools_path")
+FILTER_MODES = ("top_k", "threshold", "adaptive")
 
 
 def parse_options(values: Mapping[str, str], *, key_query_path: str | None = None,
                   key_tools_path: str | None = None) -> FilterOptions:
     """Options from strings (query parameters or headers); the API key's paths are the defaults."""
     mode = (values.get("mode") or "top_k").strip().lower()
-    if mode not in ("top_k", "threshold"):
-        raise FilterInputError("invalid_request", "mode must be 'top_k' or 'threshold'.", {"mode": mode})
+    if mode not in FILTER_MODES:
+        raise FilterInputError("invalid_request", "mode must be 'top_k', 'threshold' or 'adaptive'.", {"mode": mode})
     strategy = (values.get("strategy") or FilterOptions.strategy).strip().lower()
     if strategy not in FILTER_STRATEGIES:
         raise FilterInputError("invalid_request", f"strategy must be one of {', '.join(FILTER_STRATEGIES)}.",
@@ -125,6 +132,7 @@ def parse_options(values: Mapping[str, str], *, key_query_path: str | None = Non
         mode=mode, strategy=strategy,
         limit=_number(values, "limit", int, 1, settings.FILTER_MAX_LIMIT),
         threshold=_number(values, "threshold", float, 0.0, 1.0),
+        margin=_number(values, "margin", float, 0.0, 1.0),
         query_path=values.get("query_path") or key_query_path or DEFAULT_QUERY_PATH,
         tools_path=values.get("tools_path") or key_tools_path or DEFAULT_TOOLS_PATH,
     )
@@ -278,10 +286,13 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
         unchanged.passthrough = "embedding-unavailable"
         return unchanged
     strategy = "bm25" if index.deferred else options.strategy
-    result = route(index.routing, _route_request(query, options, len(tools), strategy),
+    result = route(index.routing, _route_request(query, options, index, strategy),
                    embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
         unchanged.passthrough = "embedding-unavailable"
+        return unchanged
+    if not result.names:  # never zero tools: this door cannot serve a search, so every tool stays
+        unchanged.fail_safe = "nothing-selected"
         return unchanged
     kept = [tools[index.positions[name]] for name in result.names]
     replace_tools(body, match, kept, options)
@@ -292,10 +303,35 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
                          fallback="embedding-budget" if index.deferred else None, deferred_embeddings=index.deferred)
 
 
-def _route_request(query: str, options: FilterOptions, n_tools: int, strategy: str) -> RouteRequest:
-    limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else n_tools)
+def search_tools(tools: list[dict], query: str, limit: int) -> list[int]:
+    """Positions in `tools` of the best matches for `query`, best first (its select: terms
+    honoured). The proxy's tool search runs on it; without the embedding provider it ranks by BM25."""
+    provider = get_provider()
+    options = FilterOptions(limit=limit)
+    try:
+        index = tool_index(tools, provider, with_vectors=True)
+    except EmbeddingProviderError as exc:
+        logger.warning("tool search ranks by BM25 alone: %s", exc)
+        index = tool_index(tools, provider, with_vectors=False)
+        options = FilterOptions(limit=limit, strategy="bm25")
+    result = route(index.routing, _route_request(query, options, index, options.strategy),
+                   embed_texts=query_embedder(provider).embed_many)
+    return [index.positions[name] for name in result.names]
+
+
+def _route_request(query: str, options: FilterOptions, index: ToolListIndex, strategy: str) -> RouteRequest:
+    """The engine request for a tool list: the request's select: terms and the caller's pinned
+    tools load first (by their name in the list, catalog or exported spelling)."""
+    limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else len(index.positions))
+    asked_for = explicit.parse(query)
+    required = [(key, "pinned") for key in (index.key_of(name) for name in options.pinned) if key]
+    if asked_for.any:
+        chosen = explicit.resolve(asked_for, list(index.positions), index.key_of)
+        required += [(key, "explicit") for key in chosen.names]
+        query = asked_for.rest
     return RouteRequest(query=query, limit=limit, mode=options.mode, threshold=options.threshold,  # type: ignore[arg-type]
-                        strategy=strategy, include_core=False, format="names")  # type: ignore[arg-type]
+                        strategy=strategy, include_core=False, format="names",  # type: ignore[arg-type]
+                        margin=options.margin, required=tuple(required))
 
 
 # --------------------------------------------------------------------------
@@ -306,6 +342,13 @@ class ToolListIndex:
     routing: RoutingIndex
     positions: dict[str, int]  # engine key -> position in the request's tools list
     deferred: int = 0  # tool texts over the request's embedding budget: this index has no vectors
+
+    def key_of(self, name: str) -> str | None:
+        """The engine key of the listed tool called `name` (or its exported spelling), if any."""
+        for spelling in (name, external_name(name)):
+            if spelling in self.positions:
+                return spelling
+        return None
 
 
 _indexes: LRUCache[str, ToolListIndex] = LRUCache(settings.FILTER_INDEX_CACHE_SIZE)

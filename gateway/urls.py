@@ -2,6 +2,7 @@
 from django.urls import path
 
 from .views_filter import FilterView
+from .views_mcp import McpView
 from .views_proxy import ChatCompletionsView, MessagesView
 
 # Under /api/v1/, beside the REST API (same keys and scopes).
@@ -13,4 +14,6 @@ api_urlpatterns = [
 proxy_urlpatterns = [
     path("v1/chat/completions", ChatCompletionsView.as_view(), name="proxy-chat-completions"),
     path("v1/messages", MessagesView.as_view(), name="proxy-messages"),
+    # The MCP door: an MCP client's server URL is http://HOST/mcp.
+    path("mcp", McpView.as_view(), name="mcp"),
 ]

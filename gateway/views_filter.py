@@ -6,6 +6,8 @@ defaults for `query_path` and `tools_path`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -16,6 +18,8 @@ from rest_framework.views import APIView
 from api.auth import api_key_of
 from api.errors import ApiError
 from api.schema import ANY_OBJECT
+from routing.services import Caller, pinned_tool_names
+from toolcatalog.selectors import catalog_version
 
 from . import filtering as filter_gateway
 
@@ -53,10 +57,14 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
         values.update({k: str(v) for k, v in request.query_params.items() if v != ""})
     api_key = api_key_of(request)
     try:
-        return filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
-                                            key_tools_path=api_key.filter_tools_path)
+        options = filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
+                                               key_tools_path=api_key.filter_tools_path)
     except filter_gateway.FilterInputError as exc:
         raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
+    caller = Caller.of_key(api_key)
+    if caller.bound_toolset_id is None:  # the key's own pins need no catalog read
+        return replace(options, pinned=caller.pinned_tools)
+    return replace(options, pinned=pinned_tool_names(caller, None, str(catalog_version())))
 
 
 def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
@@ -68,6 +76,8 @@ def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
     }
     if outcome.passthrough:
         headers["X-Toolrouter-Passthrough"] = outcome.passthrough
+    if outcome.fail_safe:
+        headers["X-Toolrouter-Fail-Safe"] = outcome.fail_safe
     if outcome.strategy:
         headers["X-Toolrouter-Strategy"] = outcome.strategy
     if outcome.fallback:

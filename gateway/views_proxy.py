@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -19,18 +21,20 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api import throttling
-from api.auth import ApiKeyUser, current_key
+from api.auth import ApiKeyUser, api_key_of, current_key
 from api.errors import ApiError
 from api.schema import ANY_OBJECT
 from api.services import hash_key, touch_last_used
+from engine import external_name
 
+from . import deferred, proxy
 from . import filtering as filter_gateway
-from . import proxy
 from .views_filter import IgnoreAccept, filter_options, outcome_headers, raw_body, run_filter
 
 logger = logging.getLogger(__name__)
 
 KEY_HEADER = "X-Toolrouter-Key"
+T = TypeVar("T")
 
 
 class ProxyKeyAuthentication(authentication.BaseAuthentication):
@@ -83,17 +87,26 @@ class ProxyView(APIView):
 
     @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT}, summary="Filter tools, then forward upstream")
     def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
-        outcome = run_filter(raw_body(request._request), filter_options(request, from_query=False))
+        raw = raw_body(request._request)
+        options = filter_options(request, from_query=False)
         headers = proxy.upstream_headers(self.kind, request.headers,
                                          getattr(request._request, "our_key_header", None))
-        try:
-            reply = proxy.forward(self.kind, outcome.body, headers, stream=_wants_stream(outcome.body),
-                                  query=request.META.get("QUERY_STRING", ""))
-        except proxy.UpstreamTimeout as exc:
-            raise ApiError(504, "upstream_timeout", str(exc)) from exc
-        except proxy.UpstreamUnavailable as exc:
-            raise ApiError(502, "upstream_unavailable", str(exc)) from exc
-        return _response(reply, outcome)
+        query = request.META.get("QUERY_STRING", "")
+        body = _json_or_none(raw)
+        pinned = tuple({spelling for name in options.pinned for spelling in (name, external_name(name))})
+        plan = deferred.plan(self.kind, body, pinned=pinned)
+        fail_safe = None
+        if plan is None:
+            outcome = run_filter(raw, options)
+            if not outcome.fail_safe:
+                return _response(_forwarded(lambda: proxy.forward(
+                    self.kind, outcome.body, headers, stream=_wants_stream(outcome.body), query=query)), outcome)
+            # Nothing selected: rather than every tool or none, the tools wait behind the search tool.
+            plan = deferred.plan(self.kind, body, pinned=pinned, defer_all=True)
+            fail_safe = outcome.fail_safe
+        assert plan is not None
+        turn = _forwarded(lambda: deferred.serve(plan, headers, key_id=api_key_of(request).pk, query=query))
+        return _deferred_response(plan, turn, stream=_wants_stream(raw), fail_safe=fail_safe)
 
 
 class ChatCompletionsView(ProxyView):
@@ -102,6 +115,49 @@ class ChatCompletionsView(ProxyView):
 
 class MessagesView(ProxyView):
     kind = "anthropic"
+
+
+def _forwarded(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except proxy.UpstreamTimeout as exc:
+        raise ApiError(504, "upstream_timeout", str(exc)) from exc
+    except proxy.UpstreamUnavailable as exc:
+        raise ApiError(502, "upstream_unavailable", str(exc)) from exc
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw or b"null")
+    except (ValueError, RecursionError):
+        return None
+
+
+def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool,
+                       fail_safe: str | None) -> HttpResponse | StreamingHttpResponse:
+    reply = turn.reply
+    answer = _json_or_none(reply.content) if 200 <= reply.status < 300 else None
+    response: HttpResponse | StreamingHttpResponse
+    if stream and isinstance(answer, dict):
+        response = StreamingHttpResponse(deferred.as_events(plan.kind, answer), status=reply.status,
+                                         content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+    else:
+        response = HttpResponse(reply.content, status=reply.status, content_type=reply.content_type)
+    sent = len(plan.loaded) + 1 + len(turn.loaded_deferred)
+    headers = {**reply.headers,
+               "X-Toolrouter-Tools-Before": str(len(plan.loaded) + len(plan.deferred)),
+               "X-Toolrouter-Tools-After": str(sent),
+               "X-Toolrouter-Tools-Deferred": str(len(plan.deferred) - len(turn.loaded_deferred)),
+               "X-Toolrouter-Tool-Search-Rounds": str(turn.rounds),
+               "X-Toolrouter-Tools-Found": ",".join(turn.found)}
+    if turn.exhausted:
+        headers["X-Toolrouter-Tool-Search"] = "rounds-exhausted"
+    if fail_safe:
+        headers["X-Toolrouter-Fail-Safe"] = f"{fail_safe}: the tools wait behind {plan.search_name}"
+    for name, value in headers.items():
+        response[name] = value
+    return response
 
 
 def _wants_stream(body: bytes) -> bool:

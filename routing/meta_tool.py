@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+TOOL_SEARCH_NAME = "tool_search"
+
 DESCRIPTION = (
     "Search for the tools you need. Describe the capability in plain words. "
     "Returns tools you can then call, with guidance on how to use them. "
@@ -22,6 +24,18 @@ PARAMETERS: dict[str, Any] = {
     "required": ["query"],
 }
 
+# What a tool_search call answers in structured form (the MCP door's outputSchema).
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "tools": {"type": "array", "items": {"type": "object"},
+                  "description": "The matching tools' definitions (MCP form), best first."},
+        "workflowGuidance": {"type": "string"},
+        "instruction": {"type": "string"},
+    },
+    "required": ["tools", "workflowGuidance", "instruction"],
+}
+
 SYSTEM_PROMPT = """You are an agent with tool discovery.
 Use tool_search to find the tools you need:
 - Describe what you want to do in natural language.
@@ -30,9 +44,16 @@ Use tool_search to find the tools you need:
 If you can answer without tools, answer directly."""
 
 
-def tool_search_definition(fmt: str) -> dict[str, Any]:
+def tool_search_tool(fmt: str, name: str = TOOL_SEARCH_NAME) -> Any:
+    """The meta-tool's definition in a route format: openai, anthropic, mcp, or names."""
+    if fmt == "names":
+        return name
     if fmt == "anthropic":
-        tool = {"name": "tool_search", "description": DESCRIPTION, "input_schema": PARAMETERS}
-    else:
-        tool = {"type": "function", "function": {"name": "tool_search", "description": DESCRIPTION, "parameters": PARAMETERS}}
-    return {"format": fmt, "tool": tool, "system_prompt": SYSTEM_PROMPT}
+        return {"name": name, "description": DESCRIPTION, "input_schema": PARAMETERS}
+    if fmt == "mcp":
+        return {"name": name, "description": DESCRIPTION, "inputSchema": PARAMETERS}
+    return {"type": "function", "function": {"name": name, "description": DESCRIPTION, "parameters": PARAMETERS}}
+
+
+def tool_search_definition(fmt: str) -> dict[str, Any]:
+    return {"format": fmt, "tool": tool_search_tool(fmt), "system_prompt": SYSTEM_PROMPT}

@@ -4,13 +4,24 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 
-from engine import Format, Mode, OpenAICategorySelector, RouteRequest, RouteResult, RoutingIndex, Strategy, route
+from engine import (
+    Format,
+    Mode,
+    OpenAICategorySelector,
+    RouteRequest,
+    RouteResult,
+    RoutingIndex,
+    Strategy,
+    explicit,
+    route,
+    sanitize_name,
+)
 from toolcatalog import selectors as catalog_selectors
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
@@ -18,6 +29,7 @@ from usage import services as usage
 
 from . import sessions
 from .live_index import live_index
+from .meta_tool import TOOL_SEARCH_NAME, tool_search_tool
 from .query_embeddings import query_embedder
 
 
@@ -47,15 +59,23 @@ class RouteQuery:
     format: Format = "openai"
     include_core: bool = True
     explain: bool = False
+    margin: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Caller:
-    """Who asks: the API key's id and name, and the toolset it is bound to (if any)."""
+    """Who asks: the API key's id and name, the toolset it is bound to (if any) and the tools
+    pinned to the key."""
 
     api_key_id: int | None = None
     name: str = ""
     bound_toolset_id: int | None = None
+    pinned_tools: tuple[str, ...] = ()
+
+    @classmethod
+    def of_key(cls, api_key: Any) -> Caller:
+        return cls(api_key_id=api_key.pk, name=api_key.name, bound_toolset_id=api_key.toolset_id,
+                   pinned_tools=tuple(api_key.pinned_tools or ()))
 
 
 @lru_cache(maxsize=256)
@@ -63,6 +83,83 @@ def _toolset_tool_names(version: str, *, pk: int | None = None, name: str | None
     """A toolset's tools as of a catalog version (every toolset change bumps the version)."""
     toolset = Toolset.objects.filter(pk=pk).first() if pk is not None else Toolset.objects.filter(name=name).first()
     return None if toolset is None else frozenset(catalog_selectors.toolset_tool_names(toolset))
+
+
+@lru_cache(maxsize=256)
+def _toolset_pinned_names(version: str, *, pk: int | None = None, name: str | None = None) -> tuple[str, ...]:
+    """A toolset's pinned tools as of a catalog version, by name."""
+    toolsets = Toolset.objects.filter(pk=pk) if pk is not None else Toolset.objects.filter(name=name)
+    return tuple(toolsets.values_list("pinned_tools__name", flat=True).exclude(pinned_tools__name=None)
+                 .order_by("pinned_tools__name"))
+
+
+def pinned_tool_names(caller: Caller, toolset_name: str | None, version: str) -> tuple[str, ...]:
+    """Tools that always load for this request: the key's, its toolset's, the requested toolset's."""
+    names = list(caller.pinned_tools)
+    if caller.bound_toolset_id is not None:
+        names.extend(_toolset_pinned_names(version, pk=caller.bound_toolset_id))
+    if toolset_name:
+        names.extend(_toolset_pinned_names(version, name=toolset_name))
+    return tuple(dict.fromkeys(names))
+
+
+def catalog_name(index: RoutingIndex, written: str) -> str | None:
+    """The catalog tool a name sent back by an agent means: the catalog name, its exported
+    spelling (files__read_file), or its namespaced one (category.name, see the MCP door)."""
+    if written in index.position:
+        return written
+    name = index.name_map.get(written)
+    if name is not None:
+        return name
+    namespace, dot, bare = written.partition(".")
+    category = index.tools[index.position[bare]].category if dot and bare in index.position else None
+    return bare if category and sanitize_name(category) == namespace else None
+
+
+def _visible_names(index: RoutingIndex, allowed: frozenset[str] | None) -> list[str]:
+    return list(index.names) if allowed is None else sorted(n for n in allowed if n in index.position)
+
+
+def _core_names(index: RoutingIndex, allowed: frozenset[str] | None) -> list[str]:
+    mask = index.core & index.mask(allowed, None)
+    return [index.tools[i].name for i in mask.nonzero()[0]]
+
+
+@dataclass(frozen=True)
+class CatalogTool:
+    """One catalog tool as a door shows it: its definition in a format, and its category."""
+
+    name: str
+    category: str | None
+    definition: Any
+
+
+def visible_tool(caller: Caller, written: str, fmt: Format, *, catalog_stamp: bytes | None = None) -> CatalogTool | None:
+    """The catalog tool `written` names (any spelling), if this caller may see it; else None,
+    the same answer as for a name the catalog does not have."""
+    index = live_index.current(get_provider().model_id, catalog_stamp=catalog_stamp)
+    allowed = allowed_tool_names(caller, None, index.version)
+    name = catalog_name(index, written)
+    if name is None or (allowed is not None and name not in allowed):
+        return None
+    return _shown(caller, index, allowed, [name], fmt)[0]
+
+
+def core_tools(caller: Caller, fmt: Format, *, catalog_stamp: bytes | None = None) -> list[CatalogTool]:
+    """The core tools this caller may see, in name order."""
+    index = live_index.current(get_provider().model_id, catalog_stamp=catalog_stamp)
+    allowed = allowed_tool_names(caller, None, index.version)
+    return _shown(caller, index, allowed, _core_names(index, allowed), fmt)
+
+
+def _shown(caller: Caller, index: RoutingIndex, allowed: frozenset[str] | None, names: list[str],
+           fmt: Format) -> list[CatalogTool]:
+    shown = [CatalogTool(n, index.tools[index.position[n]].category, index.render(index.position[n], fmt))
+             for n in names]
+    if caller.bound_toolset_id is None:
+        return shown
+    hidden = _hidden_tool_names(index, allowed or frozenset())
+    return [replace(t, definition=redact_tool_names(t.definition, hidden)) for t in shown]
 
 
 def allowed_tool_names(caller: Caller, toolset_name: str | None, version: str) -> frozenset[str] | None:
@@ -122,21 +219,38 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     started = time.perf_counter()
     provider = get_provider()
     index = live_index.current(provider.model_id, catalog_stamp=catalog_stamp)
+    allowed = allowed_tool_names(caller, asked.toolset, index.version)
+    asked_for = explicit.parse(asked.query)
+    chosen = explicit.resolve(asked_for, _visible_names(index, allowed), lambda n: catalog_name(index, n)) \
+        if asked_for.any else None
+    required = [(name, "pinned") for name in pinned_tool_names(caller, asked.toolset, index.version)]
+    required += [(name, "explicit") for name in (chosen.names if chosen else ())]
     request = RouteRequest(
-        query=asked.query,
+        query=asked_for.rest if asked_for.any else asked.query,
         limit=asked.limit,
         mode=asked.mode,
         threshold=asked.threshold,
         strategy=asked.strategy,
-        allowed_tools=allowed_tool_names(caller, asked.toolset, index.version),
+        allowed_tools=allowed,
         categories=check_categories(asked.categories, index),
         include_core=asked.include_core,
         explain=asked.explain,
         format=asked.format,
         default_category=settings.ROUTE_DEFAULT_CATEGORY,
+        margin=asked.margin,
+        required=tuple(required),
     )
-    result = route(index, request, embed_texts=query_embedder(provider).embed_many, select_categories_llm=category_llm())
+    embed = query_embedder(provider)
+    result = route(index, request, embed_texts=embed.embed_many, select_categories_llm=category_llm())
+    fail_safe = None
+    if not result.matches:
+        result, fail_safe = _never_empty(index, request, result, embed)
     answer = result.to_dict()
+    if fail_safe is not None:
+        answer["tools"].append(tool_search_tool(asked.format))
+        answer["fail_safe"] = fail_safe
+    if chosen is not None:
+        answer["explicit"] = {"selected": list(chosen.names), "notes": list(chosen.notes)}
     descriptions = [index.tools[index.position[m.name]].description for m in result.matches]
     if caller.bound_toolset_id is not None:
         # Curated prose may name any tool ("then use geocode_address"); a key bound to a
@@ -157,6 +271,19 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     if log:
         _log(answer, result, asked, caller, endpoint)
     return Routed(result, answer, descriptions)
+
+
+def _never_empty(index: RoutingIndex, request: RouteRequest, empty: RouteResult,
+                 embed: Any) -> tuple[RouteResult, dict[str, Any]]:
+    """An answer with no tool at all becomes tool_search plus the core tools the caller may see,
+    with the reason (the agent can still search; it is never left with nothing)."""
+    core = _core_names(index, request.allowed_tools)
+    reason = "no tool matched the query" + (f" ({empty.strategy.reason})" if empty.strategy.reason else "")
+    reason += f"; offering {TOOL_SEARCH_NAME}" + (" and the core tools" if core else "") + " instead"
+    result = route(index, replace(request, query="", required=tuple((n, "fail_safe") for n in core),
+                                  include_core=False), embed_texts=embed.embed_many)
+    result.strategy = replace(empty.strategy, fallback=True, reason=reason)
+    return result, {"reason": reason, "added": [TOOL_SEARCH_NAME, *core]}
 
 
 _hidden_by_version: dict[tuple[str, frozenset[str]], frozenset[str]] = {}

@@ -112,4 +112,4 @@ class HypotheticalQueryAdmin(EmbeddingAdminMixin, admin.ModelAdmin):
 class ToolsetAdmin(admin.ModelAdmin):
     list_display = ("name", "description", "updated_at")
     search_fields = ("name", "description")
-    filter_horizontal = ("tools", "categories")
+    filter_horizontal = ("tools", "categories", "pinned_tools")

@@ -173,6 +173,10 @@ class Toolset(models.Model):
     categories = models.ManyToManyField(
         Category, blank=True, related_name="toolsets", help_text="All tools of these categories and their sub-categories."
     )
+    pinned_tools = models.ManyToManyField(
+        Tool, blank=True, related_name="pinned_in_toolsets",
+        help_text="Always sent to a caller of this toolset, whatever the query (never more than it may see).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -45,8 +45,8 @@ def category_path(category: Category | None) -> list[str]:
 
 
 def toolset_tool_names(toolset: Toolset) -> set[str]:
-    """The tools a toolset names, plus every tool of its categories and their sub-categories."""
-    names = set(toolset.tools.values_list("name", flat=True))
+    """The tools a toolset names or pins, plus every tool of its categories and their sub-categories."""
+    names = set(toolset.tools.values_list("name", flat=True)) | set(toolset.pinned_tools.values_list("name", flat=True))
     category_ids = set(toolset.categories.values_list("pk", flat=True))
     frontier = set(category_ids)
     while frontier:

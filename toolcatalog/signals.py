@@ -21,5 +21,6 @@ from .services.versions import bump_catalog_version
 @receiver(m2m_changed, sender=Tool.related_tools.through)
 @receiver(m2m_changed, sender=Toolset.tools.through)
 @receiver(m2m_changed, sender=Toolset.categories.through)
+@receiver(m2m_changed, sender=Toolset.pinned_tools.through)
 def catalog_changed(sender, **kwargs) -> None:
     bump_catalog_version()

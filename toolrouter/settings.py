@@ -270,6 +270,15 @@ PROXY_CONNECT_TIMEOUT_SECONDS = env_float("PROXY_CONNECT_TIMEOUT_SECONDS", 5.0)
 # Longest wait for the next bytes (non-streaming: the whole answer's first byte; streaming: each chunk).
 PROXY_READ_TIMEOUT_SECONDS = env_float("PROXY_READ_TIMEOUT_SECONDS", 120.0)
 PROXY_WRITE_TIMEOUT_SECONDS = env_float("PROXY_WRITE_TIMEOUT_SECONDS", 30.0)
+# Deferred loading (gateway/deferred.py): most tool-search rounds the proxy serves in one turn,
+# and how long it remembers a conversation's searches (to resend them byte for byte).
+PROXY_TOOL_SEARCH_MAX_ROUNDS = env_int("PROXY_TOOL_SEARCH_MAX_ROUNDS", 4)
+PROXY_TOOL_SEARCH_MEMORY_SECONDS = env_int("PROXY_TOOL_SEARCH_MEMORY_SECONDS", 86400)
+
+# --- The MCP door (gateway/mcp_door.py): how long a session id holds, and which browser
+# origins may call /mcp (comma-separated, "*" for any; clients that are not browsers send none).
+MCP_SESSION_MAX_AGE_SECONDS = env_int("MCP_SESSION_MAX_AGE_SECONDS", 86400)
+MCP_ALLOWED_ORIGINS = [o.strip() for o in env("MCP_ALLOWED_ORIGINS").split(",") if o.strip()]
 
 # --- Throttling (issue 6, api/throttling.py): per API key, in Redis, over a sliding minute.
 # A key's own `rate_per_minute` wins over the default. Past the rate: 429 with Retry-After.

@@ -6,6 +6,7 @@ import pytest
 
 from api.services import create_api_key
 from gateway import filtering as filter_gateway
+from tests.gateway.proxy_support import point_proxy_at
 from tests.support.openai_server import FakeOpenAI
 from toolcatalog.embeddings import get_provider
 
@@ -21,13 +22,9 @@ def fresh_filter_caches() -> Iterator[None]:
 @pytest.fixture
 def upstream(settings) -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
-        settings.PROXY_UPSTREAM_BASE_URL = server.base_url
-        settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL = server.base_url
+        point_proxy_at(settings, server.base_url)
         settings.PROXY_UPSTREAM_API_KEY = "sk-upstream-configured"
         settings.PROXY_ANTHROPIC_UPSTREAM_API_KEY = "sk-ant-configured"
-        # The live server's thread shares the CPU with the test; the first query embedding of a
-        # cold model must not trip the route's 1 s budget (it would pass the body through).
-        settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS = 30.0
         get_provider().embed(["warm up the model"])
         yield server
 

@@ -14,9 +14,11 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
+
+from tests.support.local_server import LocalServer
 
 
 def word_vector(text: str, dimensions: int) -> list[float]:
@@ -28,7 +30,7 @@ def word_vector(text: str, dimensions: int) -> list[float]:
     return (vector / norm).tolist()
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     def __init__(self, dimensions: int = 384,
                  choose_tool_call: Callable[[dict], dict] | None = None) -> None:
         self.dimensions = dimensions
@@ -38,20 +40,7 @@ class FakeOpenAI:
         self.requests: list[dict] = []
         self.stream_chunk_delay = 0.0
         self.stream_finished = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

@@ -1,0 +1,409 @@
+"""Deferred tool loading in the proxy, for any upstream (Chat Completions included).
+
+A request marks tools as deferred with `"defer_loading": true` (Anthropic's flag; accepted the
+same way in OpenAI bodies, on the tool or inside its `function`, and never forwarded). The
+proxy then sends upstream only the tools that are not deferred, plus one search tool
+(`tool_search`), and serves the model's searches itself:
+
+1. The upstream answer calls the search tool: the proxy searches the deferred tools (the
+   filter's ranking over their list, `select:NAME` and `select:/regex/` honoured), appends
+   the found tools' definitions AFTER every tool already sent, adds the call and its result
+   to the conversation, and asks again. At most PROXY_TOOL_SEARCH_MAX_ROUNDS rounds a turn;
+   the last search result says it was the last.
+2. The answer calls no search: it goes back to the client as the upstream sent it.
+
+Prompt caches (Anthropic's, OpenAI's) keep a prefix of the prompt: tools, then system, then
+messages. Nothing the proxy sends ever moves: tools are only appended, messages only
+appended, and every element is serialised the same way each time. The client never sees the
+search exchanges (it did not make them), so the proxy remembers them per conversation in
+Redis: each turn's exchange is stored under a hash of everything before it (the key, the
+client's tools and system prompt, and the messages up to that point) and put back at the same
+place on later turns, with the tools it found, so that turn N+1's upstream request begins
+with turn N's byte for byte. A deferred tool the conversation has already called is loaded
+even when Redis forgot the search (so a history never names a tool that is not sent).
+
+Streaming: with `"stream": true` the upstream is asked without streaming (the proxy must see
+a whole answer to know whether it calls the search tool) and the final answer is sent to the
+client as the provider's server-sent events (one event per content block or tool call): a
+valid stream, which starts once the answer is complete.
+
+Other tool calls in an answer that also searches are answered "not run: call it again", as
+their tools may only now be loaded; the model calls them again in the next round.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from django.conf import settings
+
+from routing.meta_tool import PARAMETERS
+from shared.redis_client import get_redis
+
+from . import filtering, proxy
+
+logger = logging.getLogger(__name__)
+
+SEARCH_NAME = "tool_search"
+SEARCH_DESCRIPTION = (
+    "Search for more tools. Describe the capability you need in plain words (or give "
+    "select:NAME for a tool you know by name). The tools found are added to your tools and "
+    "can be called right away. Search again whenever you need another capability."
+)
+DEFAULT_SEARCH_LIMIT = 5
+MAX_SEARCH_LIMIT = 20
+_MEMORY_PREFIX = "toolrouter:deferred:"
+_ANTHROPIC_SEARCH_TYPES = "tool_search_tool_"  # Anthropic's own server-side search tools
+NOT_RUN = "Not run: tool_search was called in the same step. Call this tool again now if you still need it."
+
+
+def dumps(value: Any) -> str:
+    """The one serialisation of everything sent upstream (stable bytes for stable input)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+# --------------------------------------------------------------------------
+# the request: which tools load, which wait
+# --------------------------------------------------------------------------
+def is_deferred(tool: dict) -> bool:
+    function = tool.get("function")
+    return tool.get("defer_loading") is True or (isinstance(function, dict) and function.get("defer_loading") is True)
+
+
+def without_flag(tool: dict) -> dict:
+    clean = {k: v for k, v in tool.items() if k != "defer_loading"}
+    if isinstance(clean.get("function"), dict):
+        clean["function"] = {k: v for k, v in clean["function"].items() if k != "defer_loading"}
+    return clean
+
+
+@dataclass
+class Plan:
+    kind: proxy.Kind
+    body: dict  # the client's body, as sent
+    loaded: list[dict]  # tools sent from the start (flag removed), in the client's order
+    deferred: list[dict]  # tools found only by search (flag removed)
+    search_name: str
+    client_tools: list[dict]  # as sent, for the conversation key
+
+    @property
+    def deferred_names(self) -> list[str]:
+        return [filtering.tool_name(t) for t in self.deferred]
+
+
+def plan(kind: proxy.Kind, body: Any, *, pinned: tuple[str, ...] = (), defer_all: bool = False) -> Plan | None:
+    """The deferred-loading plan of a request, or None when it defers nothing.
+
+    `pinned` tools load from the start even when marked deferred; `defer_all` defers every tool
+    that is not pinned (the proxy's fail-safe when its filter selected nothing)."""
+    if not isinstance(body, dict) or not isinstance(body.get("tools"), list):
+        return None
+    tools = [t for t in body["tools"] if isinstance(t, dict)]
+    if len(tools) != len(body["tools"]):
+        return None
+    own_search = [t for t in tools if str(t.get("type", "")).startswith(_ANTHROPIC_SEARCH_TYPES)]
+    tools = [t for t in tools if t not in own_search]
+    pinned_names = set(pinned)
+    waits = [(defer_all or is_deferred(t)) and filtering.tool_name(t) not in pinned_names for t in tools]
+    if not any(waits):
+        return None
+    names = {filtering.tool_name(t) for t in tools}
+    search_name = SEARCH_NAME if SEARCH_NAME not in names else "toolrouter_tool_search"
+    return Plan(kind, body, [without_flag(t) for t, w in zip(tools, waits, strict=True) if not w],
+                [without_flag(t) for t, w in zip(tools, waits, strict=True) if w], search_name, body["tools"])
+
+
+def search_tool(kind: proxy.Kind, name: str) -> dict:
+    if kind == "anthropic":
+        return {"name": name, "description": SEARCH_DESCRIPTION, "input_schema": PARAMETERS}
+    return {"type": "function", "function": {"name": name, "description": SEARCH_DESCRIPTION, "parameters": PARAMETERS}}
+
+
+# --------------------------------------------------------------------------
+# the provider formats: calls in an answer, the exchange that answers them
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Call:
+    id: str
+    name: str
+    arguments: dict
+
+
+def answer_calls(kind: proxy.Kind, answer: dict) -> list[Call]:
+    if kind == "anthropic":
+        blocks = answer.get("content") or []
+        return [Call(str(b.get("id")), str(b.get("name")), _object(b.get("input")))
+                for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    message = _openai_message(answer)
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            arguments = {}
+        calls.append(Call(str(call.get("id")), str(function.get("name")), arguments if isinstance(arguments, dict) else {}))
+    return calls
+
+
+def _object(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _openai_message(answer: dict) -> dict:
+    choices = answer.get("choices") or [{}]
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def exchange(kind: proxy.Kind, answer: dict, results: dict[str, str]) -> list[dict]:
+    """The messages that put an answer's tool calls and their results into the conversation."""
+    if kind == "anthropic":
+        return [{"role": "assistant", "content": answer.get("content") or []},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}
+                                             for call_id, text in results.items()]}]
+    message = _openai_message(answer)
+    said = {"role": "assistant", "content": message.get("content"), "tool_calls": message.get("tool_calls") or []}
+    return [said] + [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in results.items()]
+
+
+def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
+    """Tools the conversation has called so far, in order of first call."""
+    names: list[Any] = []
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        if kind == "anthropic":
+            content = message.get("content")
+            names += [b.get("name") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"] \
+                if isinstance(content, list) else []
+        else:
+            names += [(c.get("function") or {}).get("name") for c in message.get("tool_calls") or []
+                      if isinstance(c, dict)]
+    return list(dict.fromkeys(n for n in names if isinstance(n, str)))
+
+
+# --------------------------------------------------------------------------
+# the conversation's memory: searches the client never saw, put back in place
+# --------------------------------------------------------------------------
+@dataclass
+class Memory:
+    """Stored exchanges of one conversation by position (number of client messages before it)."""
+
+    keys: list[str]  # keys[i]: the Redis key of the conversation's first i client messages
+    stored: dict[int, dict] = field(default_factory=dict)  # position -> {"messages": [...], "found": [...]}
+
+
+def conversation_keys(key_id: int | None, plan: Plan, messages: list[Any]) -> list[str]:
+    digest = hashlib.sha256(_canonical([key_id, plan.kind, plan.client_tools, plan.body.get("system")]))
+    keys = [digest.hexdigest()]
+    for message in messages:
+        digest = hashlib.sha256(digest.digest() + _canonical(message))
+        keys.append(digest.hexdigest())
+    return [_MEMORY_PREFIX + k for k in keys]
+
+
+def recall(key_id: int | None, plan: Plan, messages: list[Any]) -> Memory:
+    memory = Memory(conversation_keys(key_id, plan, messages))
+    try:
+        values = get_redis().mget(memory.keys)
+    except redis.RedisError as exc:
+        logger.warning("deferred loading without its memory (Redis unreachable: %s)", exc)
+        return memory
+    for position, value in enumerate(values):
+        if value:
+            try:
+                memory.stored[position] = json.loads(value)
+            except ValueError:
+                continue
+    return memory
+
+
+def remember(memory: Memory, position: int, messages: list[dict], found: list[str]) -> None:
+    value = dumps({"messages": messages, "found": found})
+    try:
+        get_redis().set(memory.keys[position], value, ex=settings.PROXY_TOOL_SEARCH_MEMORY_SECONDS)
+    except redis.RedisError as exc:
+        logger.warning("tool search not remembered (Redis unreachable: %s); the next turn's prefix will differ", exc)
+
+
+# --------------------------------------------------------------------------
+# one turn
+# --------------------------------------------------------------------------
+@dataclass
+class Turn:
+    reply: proxy.UpstreamReply
+    rounds: int = 0
+    found: list[str] = field(default_factory=list)  # discovered this turn
+    loaded_deferred: list[str] = field(default_factory=list)  # every deferred tool sent at the end
+    exhausted: bool = False
+
+
+class Conversation:
+    """What one turn sends upstream: tools and messages, only ever appended to."""
+
+    def __init__(self, plan: Plan, key_id: int | None) -> None:
+        self.plan = plan
+        sent_messages = plan.body.get("messages")
+        client_messages: list[Any] = sent_messages if isinstance(sent_messages, list) else []
+        self.client_messages = client_messages
+        self.memory = recall(key_id, plan, client_messages)
+        self.by_name = {filtering.tool_name(t): t for t in plan.deferred}
+        self.sent: list[str] = []  # deferred tools sent, in order
+        self.messages: list[Any] = []
+        for position, message in enumerate([*client_messages, None]):
+            stored = self.memory.stored.get(position)
+            if stored:
+                self.messages.extend(stored.get("messages") or [])
+                self._load(stored.get("found") or [])
+            if message is not None:
+                self.messages.append(message)
+        self._load(called_names(plan.kind, self.messages))
+        self.exchange_here: list[dict] = list((self.memory.stored.get(len(client_messages)) or {}).get("messages") or [])
+        self.found_here: list[str] = list((self.memory.stored.get(len(client_messages)) or {}).get("found") or [])
+
+    def _load(self, names: list[str]) -> list[str]:
+        new = [n for n in names if n in self.by_name and n not in self.sent]
+        self.sent.extend(new)
+        return new
+
+    def body(self) -> bytes:
+        body = dict(self.plan.body)
+        body["tools"] = [*self.plan.loaded, search_tool(self.plan.kind, self.plan.search_name),
+                         *(self.by_name[n] for n in self.sent)]
+        body["messages"] = self.messages
+        if body.get("stream"):
+            body["stream"] = False
+            body.pop("stream_options", None)
+        return dumps(body).encode("utf-8")
+
+    def search(self, call: Call, last_round: bool) -> tuple[str, list[str]]:
+        """Run one search call: its result text and the tools it newly loads."""
+        query = call.arguments.get("query")
+        limit = call.arguments.get("limit", DEFAULT_SEARCH_LIMIT)
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            limit = DEFAULT_SEARCH_LIMIT
+        limit = max(1, min(limit, MAX_SEARCH_LIMIT))
+        if not isinstance(query, str) or not query.strip():
+            return "tool_search needs a 'query': describe the capability you need.", []
+        positions = filtering.search_tools(self.plan.deferred, query[: settings.API_MAX_QUERY_CHARS], limit) \
+            if self.plan.deferred else []
+        names = [self.plan.deferred_names[p] for p in positions]
+        new = self._load(names)
+        if names:
+            lines = [f"- {n}: {filtering.tool_description(self.by_name[n])[:200]}"
+                     + ("" if n in new else " (already available)") for n in names]
+            text = "Tools found; they are now available to call:\n" + "\n".join(lines)
+        else:
+            text = "No tool matched. Search again with other words, or answer without tools."
+        if last_round:
+            text += "\nThat was the last search for this step: answer with the tools you have."
+        return text, new
+
+
+def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str = "") -> Turn:
+    """One client turn: ask upstream, serve its searches, ask again, until it answers."""
+    conversation = Conversation(plan, key_id)
+    max_rounds = settings.PROXY_TOOL_SEARCH_MAX_ROUNDS
+    turn = Turn(proxy.UpstreamReply(0, ""))
+    new_exchange: list[dict] = []
+    while True:
+        reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
+        turn.reply = reply
+        if not 200 <= reply.status < 300:
+            break
+        try:
+            answer = json.loads(reply.content)
+        except ValueError:
+            break
+        calls = answer_calls(plan.kind, answer) if isinstance(answer, dict) else []
+        searches = [c for c in calls if c.name == plan.search_name]
+        if not searches:
+            break
+        if turn.rounds >= max_rounds:
+            turn.exhausted = True
+            break
+        turn.rounds += 1
+        results: dict[str, str] = {}
+        for call in calls:
+            if call.name == plan.search_name:
+                text, new = conversation.search(call, last_round=turn.rounds >= max_rounds)
+                turn.found += new
+            else:
+                text = NOT_RUN
+            results[call.id] = text
+        messages = exchange(plan.kind, answer, results)
+        conversation.messages.extend(messages)
+        new_exchange.extend(messages)
+    if new_exchange:
+        remember(conversation.memory, len(conversation.client_messages),
+                 conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
+    turn.loaded_deferred = list(conversation.sent)
+    return turn
+
+
+# --------------------------------------------------------------------------
+# a complete answer as the provider's event stream
+# --------------------------------------------------------------------------
+def as_events(kind: proxy.Kind, answer: dict) -> Iterator[bytes]:
+    """Server-sent events carrying `answer`, as the provider streams one."""
+    if kind == "anthropic":
+        yield from _anthropic_events(answer)
+    else:
+        yield from _openai_events(answer)
+
+
+def _sse(data: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {data if isinstance(data, str) else dumps(data)}\n\n".encode()
+
+
+def _openai_events(answer: dict) -> Iterator[bytes]:
+    base = {k: answer.get(k) for k in ("id", "created", "model", "system_fingerprint") if k in answer}
+    base["object"] = "chat.completion.chunk"
+    choice = (answer.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+
+    def chunk(delta: dict, finish: str | None = None) -> bytes:
+        return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    yield chunk({"role": "assistant", "content": ""})
+    if message.get("content"):
+        yield chunk({"content": message["content"]})
+    for i, call in enumerate(message.get("tool_calls") or []):
+        yield chunk({"tool_calls": [{"index": i, **call}]})
+    yield chunk({}, choice.get("finish_reason") or "stop")
+    if answer.get("usage"):
+        yield _sse({**base, "choices": [], "usage": answer["usage"]})
+    yield _sse("[DONE]")
+
+
+def _anthropic_events(answer: dict) -> Iterator[bytes]:
+    start = {**answer, "content": [], "stop_reason": None, "stop_sequence": None}
+    yield _sse({"type": "message_start", "message": start}, "message_start")
+    for i, block in enumerate(answer.get("content") or []):
+        if block.get("type") == "tool_use":
+            opening = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": dumps(block.get("input") or {})}
+        elif block.get("type") == "text":
+            opening = {**block, "text": ""}
+            delta = {"type": "text_delta", "text": block.get("text", "")}
+        else:
+            opening, delta = block, None
+        yield _sse({"type": "content_block_start", "index": i, "content_block": opening}, "content_block_start")
+        if delta is not None:
+            yield _sse({"type": "content_block_delta", "index": i, "delta": delta}, "content_block_delta")
+        yield _sse({"type": "content_block_stop", "index": i}, "content_block_stop")
+    yield _sse({"type": "message_delta", "delta": {"stop_reason": answer.get("stop_reason"),
+                                                   "stop_sequence": answer.get("stop_sequence")},
+                "usage": {"output_tokens": (answer.get("usage") or {}).get("output_tokens", 0)}}, "message_delta")
+    yield _sse({"type": "message_stop"}, "message_stop")

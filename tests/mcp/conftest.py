@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.reliability.webprocess import WebProcess
+from tests.support.catalog import load_demo_catalog
+from tests.support.worker import worker_database_url
+
+
+@pytest.fixture
+def web(transactional_db) -> Iterator[WebProcess]:
+    """A real gunicorn process (as docker-compose runs it) over the demo catalog."""
+    load_demo_catalog()
+    process = WebProcess({"DATABASE_URL": worker_database_url(), "ROUTE_EMBEDDING_TIMEOUT_SECONDS": "30"}, "mcp")
+    try:
+        yield process
+    finally:
+        process.stop()

@@ -1,0 +1,75 @@
+"""A real HTTP server speaking OpenAI's Chat Completions and Anthropic's Messages, whose answers
+a test scripts, and which keeps the raw bytes of every request (for prompt-prefix checks).
+
+The script is a function of the request body: it returns either {"text": "..."} or
+{"call": NAME, "arguments": {...}}; the server wraps it in the provider's answer shape.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.local_server import LocalServer
+
+Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...}
+
+
+class ScriptedLLM(LocalServer):
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.raw: list[tuple[str, bytes]] = []  # (path, body bytes) per request
+        self._lock = threading.Lock()
+        super().__init__()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        llm = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with llm._lock:
+                    llm.raw.append((self.path, raw))
+                    number = len(llm.raw)
+                body = json.loads(raw)
+                kind = "anthropic" if self.path.endswith("/messages") else "openai"
+                move = llm.script(kind, body)
+                answer = anthropic_answer(body, move, number) if kind == "anthropic" else openai_answer(body, move, number)
+                data = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def openai_answer(body: dict, move: dict, number: int) -> dict:
+    if "call" in move:
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{number}", "type": "function",
+             "function": {"name": move["call"], "arguments": json.dumps(move["arguments"])}}]}
+        finish = "tool_calls"
+    else:
+        message = {"role": "assistant", "content": move["text"]}
+        finish = "stop"
+    return {"id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def anthropic_answer(body: dict, move: dict, number: int) -> dict:
+    if "call" in move:
+        content = [{"type": "tool_use", "id": f"toolu_{number}", "name": move["call"], "input": move["arguments"]}]
+        stop = "tool_use"
+    else:
+        content = [{"type": "text", "text": move["text"]}]
+        stop = "end_turn"
+    return {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model", ""),
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1}}
