@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -262,6 +263,18 @@ def evaluate_dataset(data: Dataset, emb: Embedder) -> tuple[Table, dict[str, lis
     return table, runs
 
 
+def latency_row(data: Dataset, emb: Embedder, requests: int) -> list:
+    """Route p50/p95 in the engine with every query embedded fresh (no cache): the request and its
+    needs in one batch, as the route endpoint does."""
+    fresh = emb.fresh_many
+    times = []
+    for case in data.cases[:requests]:
+        started = time.perf_counter()
+        route(case.index, RouteRequest(query=case.query), embed_texts=fresh)
+        times.append((time.perf_counter() - started) * 1000)
+    return [data.name, len(times), round(float(np.percentile(times, 50)), 2), round(float(np.percentile(times, 95)), 2)]
+
+
 SUMMARY_COLUMNS = ["data set", "engine r@1", "engine r@5", "engine r@10", "BM25 r@5", "cosine r@5",
                    "margin r@5 over the better baseline", "calibration"]
 
@@ -302,6 +315,14 @@ def main() -> None:
         print(f"{data.name}: done at {time.perf_counter() - started:.0f} s", flush=True)
     summary.notes.append("recall@k: the share of a request's expected tools among the first k, averaged over requests; "
                          "margin: engine recall@5 minus the better baseline's")
+    latency = Table("Latency in the engine, default request, fresh query embedding (the request and its needs "
+                    "embedded in one batch)", ["data set", "requests", "p50 ms", "p95 ms"])
+    for data in datasets:
+        if not data.leave_one_out and "curated" not in data.name:
+            latency.add(*latency_row(data, emb, 20 if args.tiny else 300))
+    latency.notes.append(f"query encoder: {emb.describe()}; {os.cpu_count()} cores, load average "
+                         f"{os.getloadavg()[0]:.1f} at the end")
+    tables.insert(1, latency)
     summary.notes.append(f"quality run took {time.perf_counter() - started:.0f} s")
     print_tables(tables)
     save_results("quality-tiny" if args.tiny else "quality", tables)

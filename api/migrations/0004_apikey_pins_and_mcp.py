@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('api', '0002_apikey_filter_paths'),
+        ('api', '0003_bound_keys_without_catalog_scope'),
     ]
 
     operations = [
