@@ -52,8 +52,9 @@ def assert_markdown_tables(text: str) -> None:
 
 def test_quality_tables(bench_runs):
     result = run_script("quality", bench_runs)
-    summary, *per_set = result["tables"]
-    assert_well_formed(result, 1 + len(summary["rows"]))  # the summary, then one table per data set
+    summary, latency, *per_set = result["tables"]
+    assert_well_formed(result, 2 + len(summary["rows"]))  # the summary, the latency, then one table per data set
+    assert latency["title"].startswith("Latency in the engine")
     names = [row[0] for row in summary["rows"]]
     assert any(n.startswith("bfcl-dev (") for n in names) and any(n.startswith("demo catalog") for n in names)
     for table in per_set:
