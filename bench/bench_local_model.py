@@ -185,7 +185,7 @@ def main() -> None:
     if "memory" in sections:
         tables.append(memory())
     print_tables(tables)
-    save_results("local-model-tiny" if args.tiny else "local-model", tables)
+    save_results("bench_local_model-tiny" if args.tiny else "bench_local_model", tables)
 
 
 if __name__ == "__main__":

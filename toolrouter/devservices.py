@@ -256,12 +256,12 @@ def serve(port: int) -> int:
                      ["import_catalog", str(DEMO_CATALOG), "--if-empty"],
                      ["ensure_admin"]):
             subprocess.run([*manage, *step], env=env, check=True)
-        worker_dir, run_as = _worker_user()
+        worker_dir, run_as, worker_env = _worker_user()
         children.append(subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--beat", "--concurrency", "1",
              "--loglevel", os.environ.get("LOG_LEVEL", "INFO").upper(),
              "--schedule", str(worker_dir / "celerybeat-schedule")],
-            env={**env, "HOME": str(worker_dir)}, cwd=PROJECT_DIR, start_new_session=True, **run_as,
+            env={**env, **worker_env, "HOME": str(worker_dir)}, cwd=PROJECT_DIR, start_new_session=True, **run_as,
         ))
         children.append(subprocess.Popen(
             [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"], env=env, start_new_session=True,
@@ -280,27 +280,32 @@ def serve(port: int) -> int:
         services.stop()
 
 
-def _worker_user() -> tuple[Path, dict]:
-    """The Celery worker's own folder (beat's schedule, its HOME) and, when `make run` runs as
-    root (a container, a CI box), an unprivileged user to run it as: Celery warns against a
-    root worker at every start, and rightly."""
+def _worker_user() -> tuple[Path, dict, dict[str, str]]:
+    """The Celery worker's own folder (beat's schedule, its HOME), how to start it, and what to
+    add to its environment. When `make run` runs as root (a container, a CI box), the worker runs
+    as an unprivileged user if that user can run this Python: Celery warns against a root worker
+    at every start, and rightly. Where it cannot (the interpreter lives under a private home),
+    the worker stays root and that one warning is silenced: the worker accepts JSON only, so
+    Celery's real guard (it refuses pickle as root) holds."""
     worker_dir = DATA_DIR / "worker"
     worker_dir.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0:
-        return worker_dir, {}
+        return worker_dir, {}, {}
     try:
         try:
             user = pwd.getpwnam(WORKER_SYSTEM_USER)
         except KeyError:
             subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", WORKER_SYSTEM_USER], check=True)
             user = pwd.getpwnam(WORKER_SYSTEM_USER)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        print(f"cannot create the user {WORKER_SYSTEM_USER!r} ({exc}); the worker runs as root", file=sys.stderr)
-        return worker_dir, {}
-    _make_traversable(PROJECT_DIR / "manage.py")
+        run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        _make_traversable(PROJECT_DIR / "manage.py")
+        subprocess.run([sys.executable, "-c", "import celery, django"], check=True, cwd=PROJECT_DIR,
+                       capture_output=True, timeout=60, **run_as)
+    except (OSError, subprocess.SubprocessError):
+        return worker_dir, {}, {"TOOLROUTER_ROOT_WORKER": "1"}
     for path in (worker_dir, *worker_dir.iterdir()):
         shutil.chown(path, user=user.pw_uid, group=user.pw_gid)
-    return worker_dir, {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+    return worker_dir, run_as, {}
 
 
 def _wait_for_interrupt(children: list[subprocess.Popen]) -> int:

@@ -148,13 +148,14 @@ LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
 # DEBUG, runserver's line per answered request and Celery's lines per task and per beat tick (the
 # usage drain runs every 2 s) are left out; warnings and errors (a failing request, a failing
 # task) still show. Our periodic tasks log only when they do something.
-CHATTY_LOGGERS = ("django.server", "celery.beat", "celery.worker.strategy", "celery.app.trace")
+CHATTY_LOGGERS = ("django.server", "celery.beat", "celery.worker.strategy", "celery.worker.request", "celery.app.trace")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        "django": {"handlers": []},  # Django's own console handler would print each line twice
         "django.db.backends": {"level": "WARNING"},
         **{name: {"level": "WARNING"} for name in CHATTY_LOGGERS if LOG_LEVEL != "DEBUG"},
     },
