@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("TOOLROUTER_DATA_DIR", PROJECT_DIR / ".data"))
@@ -280,7 +281,7 @@ def serve(port: int) -> int:
         services.stop()
 
 
-def _worker_user() -> tuple[Path, dict, dict[str, str]]:
+def _worker_user() -> tuple[Path, dict[str, Any], dict[str, str]]:
     """The Celery worker's own folder (beat's schedule, its HOME), how to start it, and what to
     add to its environment. When `make run` runs as root (a container, a CI box), the worker runs
     as an unprivileged user if that user can run this Python: Celery warns against a root worker
@@ -297,7 +298,7 @@ def _worker_user() -> tuple[Path, dict, dict[str, str]]:
         except KeyError:
             subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", WORKER_SYSTEM_USER], check=True)
             user = pwd.getpwnam(WORKER_SYSTEM_USER)
-        run_as = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        run_as: dict[str, Any] = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
         _make_traversable(PROJECT_DIR / "manage.py")
         subprocess.run([sys.executable, "-c", "import celery, django"], check=True, cwd=PROJECT_DIR,
                        capture_output=True, timeout=60, **run_as)
