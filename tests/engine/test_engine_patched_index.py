@@ -76,7 +76,8 @@ def catalog() -> Catalog:
 
 def _step(previous: RoutingIndex, catalog: Catalog, changes: CatalogChanges) -> RoutingIndex:
     patched = apply_changes(previous, changes)
-    assert_same_index(patched, build_index(catalog.snapshot()), embed_query=concept_embed)
+    assert_same_index(patched, build_index(catalog.snapshot()),
+                      embed_texts=lambda texts: np.stack([concept_embed(t) for t in texts]))
     return patched
 
 

@@ -1,7 +1,7 @@
 """Comparing two routing indexes: a patched one (engine.incremental) against a full build."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -12,9 +12,9 @@ QUERIES = ("play some jazz", "will it rain in Paris tomorrow", "send a message t
 
 
 def assert_same_index(patched: RoutingIndex, full: RoutingIndex,
-                      embed_query: Callable[[str], np.ndarray] | None = None) -> None:
+                      embed_texts: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
     """Part by part, bit for bit; then the same answers to QUERIES (semantic ones when
-    `embed_query` is given)."""
+    `embed_texts` is given)."""
     assert patched.version == full.version
     assert patched.tools == full.tools and patched.names == full.names
     assert patched.categories == full.categories and patched.category_names == full.category_names
@@ -44,7 +44,7 @@ def assert_same_index(patched: RoutingIndex, full: RoutingIndex,
         assert np.array_equal(patched.token_counter.counts(np.arange(len(full)), fmt),
                               full.token_counter.counts(np.arange(len(full)), fmt))
     for query in QUERIES:
-        for strategy in ("bm25", "hybrid", "auto") if embed_query else ("bm25",):
+        for strategy in ("bm25", "hybrid", "auto") if embed_texts else ("bm25",):
             request = RouteRequest(query=query, strategy=strategy, limit=5, explain=True)
-            assert (route(patched, request, embed_query=embed_query).to_dict()
-                    == route(full, request, embed_query=embed_query).to_dict()), (query, strategy)
+            assert (route(patched, request, embed_texts=embed_texts).to_dict()
+                    == route(full, request, embed_texts=embed_texts).to_dict()), (query, strategy)
