@@ -77,4 +77,4 @@ def test_a_batch_of_sub_queries_is_embedded_in_one_model_run() -> None:
     assert (vectors[0] == vectors[3]).all()
     again = embedder.embed_many(texts[1:3])  # from the cache now: no model run
     assert len(runs) == 1 and (again == vectors[1:3]).all()
-    assert (embedder(texts[2]) == vectors[2]).all()
+    assert (embedder.embed(texts[2]) == vectors[2]).all()
