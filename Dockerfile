@@ -9,4 +9,6 @@ COPY . .
 RUN useradd --create-home app && chown -R app /app
 USER app
 RUN DJANGO_DEBUG=1 python manage.py collectstatic --no-input -v 0
+# The local embedding model, exported to ONNX once (the only step that loads torch).
+RUN python -m toolcatalog.local_model
 EXPOSE 8000

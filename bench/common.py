@@ -221,18 +221,38 @@ def children_of(pid: int) -> list[int]:
 
 
 # -- embeddings ------------------------------------------------------------------------------
-def fresh_encoder():
-    """MiniLM without any cache: `encode(texts) -> (n, 384) float32`.
-
-    Goes through `LocalProvider._encode`, which is the provider's model call without the
-    provider's memory of recent texts: the seeds' filter keeps nothing between requests,
-    and our own query embeddings must be fresh too for a fair per-request figure.
-    """
+def fresh_encoder(threads: int = 1):
+    """The query model as a web worker runs it (ONNX, one thread, as docker-compose sets it),
+    without any cache: `encode(texts) -> (n, 384) float32`. Our own query embeddings must be
+    fresh for a fair per-request figure."""
     from toolcatalog.embeddings import LocalProvider
 
-    provider = LocalProvider()
-    _ = provider.model  # load now, not inside the first timed call
-    return provider._encode
+    provider = LocalProvider(threads=threads)
+    encoder = provider.encoder(provider.query_variant)
+    encoder.encode(["warm up the model once"])  # load now, not inside the first timed call
+    return encoder.encode
+
+
+def seeds_encoder():
+    """MiniLM as the seeds ran it: sentence-transformers on torch, no cache (`encode(texts)`)."""
+    from sentence_transformers import SentenceTransformer
+
+    from toolcatalog.local_model import package_model_dir
+
+    model = SentenceTransformer(str(package_model_dir()), device="cpu")
+    encode = lambda texts: model.encode(list(texts), batch_size=32, convert_to_numpy=True,  # noqa: E731
+                                        normalize_embeddings=True, show_progress_bar=False)
+    encode(["warm up the model once"])
+    return encode
+
+
+def worker_encoder():
+    """The model as the Celery worker runs it for the catalog (ONNX fp32, batches, all cores)."""
+    from toolcatalog.embeddings import LocalProvider
+
+    encoder = LocalProvider().encoder("fp32")
+    encoder.encode(["warm up the model once"])
+    return encoder.encode
 
 
 def embedding_rate(encode: Callable[[list[str]], np.ndarray], texts: Sequence[str], sample: int = 128) -> float:

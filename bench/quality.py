@@ -235,7 +235,7 @@ def metrics(rankings: list[list[str]], cases: Sequence[Case]) -> dict:
 
 # -- tables ------------------------------------------------------------------------------------
 def evaluate_dataset(data: Dataset, emb: Embedder) -> tuple[Table, dict[str, list[list[str]]]]:
-    embed = emb.encode
+    embed = emb.encode_queries  # as a web worker embeds queries (the stored vectors: emb.encode)
     runs: dict[str, list[list[str]]] = {}
     for strategy in STRATEGIES:
         if strategy == "hierarchical" and not data.has_categories:

@@ -105,6 +105,7 @@ def production_env(extra: dict[str, str] | None = None) -> dict[str, str]:
         "ROUTE_EMBEDDING_COOLDOWN_SECONDS": "3",
         "HF_HUB_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false",
+        "EMBEDDING_THREADS": "1",  # as docker-compose sets it for web workers
         **(extra or {}),
     }
 

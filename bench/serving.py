@@ -46,17 +46,20 @@ from bench.throwaway import throwaway_services  # noqa: E402
 HTTP_REQUESTS = 100
 FAST_PATH_REQUESTS = 200
 OVERHEAD_TARGET_MS = 3.0
+FILTER_TOOLS = 50
+FILTER_REQUESTS = 100
+FILTER_TARGET = 25.0
 MODEL_PROBE = """
 import os, sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def rss():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
 base = rss()
-import torch
-after_torch = rss()
+import onnxruntime, tokenizers
+after_runtime = rss()
 from toolcatalog.embeddings import LocalProvider
-p = LocalProvider(); p.model; p._encode(["warm up the model once"])
-print(base, after_torch, rss())
+p = LocalProvider(threads=1); p.embed_queries(["warm up the model once"])
+print(base, after_runtime, rss(), int("torch" in sys.modules))
 """
 
 
@@ -131,7 +134,7 @@ def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[
     from routing import selectors
 
     index = RoutingIndex(selectors.load_snapshot(model_id))
-    embed = lambda text: emb.encode([text])[0]  # noqa: E731 - only the gate's semantic answers call it
+    embed = lambda text: emb.encode_queries([text])[0]  # noqa: E731 - only the gate's semantic answers call it
 
     def fast_path(q: str) -> bool:
         strategy = route(index, RouteRequest(query=q, strategy="auto"), embed_texts=one_at_a_time(embed)).strategy
@@ -160,6 +163,44 @@ def fast_path_overhead(server: Gunicorn, key: str, model_id: str, queries: list[
     return {"http": http, "engine": engine}
 
 
+def filter_against_seeds(server: Gunicorn, key: str, document: dict, queries: list[str], tiny: bool) -> dict:
+    """POST /api/v1/filter with the same 50 known tools (their vectors cached after the first
+    request, as for a client that always sends its tool list) against the seeds' per-request
+    filter, which embeds the query and all 50 descriptions on every request (sentence-transformers
+    on torch, in this process)."""
+    import json as _json
+
+    from bench.common import seeds_encoder
+    from bench.speed import seeds_filter
+
+    tools = document["tools"][:FILTER_TOOLS]
+    definitions = [{"type": "function", "function": {"name": t["name"], "description": t.get("description") or "",
+                                                     "parameters": t.get("parameters") or {"type": "object"}}}
+                   for t in tools]
+    sent = queries[: 10 if tiny else FILTER_REQUESTS]
+
+    def body(q: str) -> dict:
+        return {"model": "gpt-4o", "messages": [{"role": "user", "content": q}], "tools": definitions}
+
+    first = post(server.url("/api/v1/filter"), key, body(sent[0]))  # embeds the 50 tools once
+    if first.status != 200:
+        raise RuntimeError(f"filter answered {first.status}: {_json.dumps(first.body)[:300]}")
+    http = Latency()
+    for q in sent:
+        answer = post(server.url("/api/v1/filter"), key, body(q))
+        if answer.status != 200:
+            raise RuntimeError(f"filter answered {answer.status}")
+        http.samples.append(answer.ms)
+    encode = seeds_encoder()
+    descriptions = [t.get("description") or t["name"] for t in tools]
+    seeds = Latency()
+    for q in sent[: 10 if tiny else 40]:
+        started = time.perf_counter()
+        seeds_filter(encode, descriptions, q)
+        seeds.samples.append((time.perf_counter() - started) * 1000)
+    return {"http": http, "seeds": seeds}
+
+
 def start_profiler(pid: int, name: str) -> tuple[subprocess.Popen, Path]:
     """py-spy on one web worker until interrupted: raw collapsed stacks, dense enough for a 1 ms request."""
     out = RESULTS_DIR / f"{name}.txt"
@@ -170,16 +211,17 @@ def start_profiler(pid: int, name: str) -> tuple[subprocess.Popen, Path]:
     return process, out
 
 
-def model_memory() -> tuple[float, float, float]:
-    """(interpreter, + torch, + MiniLM loaded and run once) RSS in MB, in a fresh process."""
+def model_memory() -> tuple[float, float, float, bool]:
+    """(interpreter, + ONNX Runtime, + the query model loaded and run once) RSS in MB in a fresh
+    process, and whether torch got imported."""
     from bench.common import ROOT
 
     out = subprocess.run([sys.executable, "-c", MODEL_PROBE], cwd=ROOT, capture_output=True, text=True, check=True)
-    base, torch_mb, model_mb = (float(x) for x in out.stdout.split()[-3:])
-    return base, torch_mb, model_mb
+    base, runtime_mb, model_mb, torch = out.stdout.split()[-4:]
+    return float(base), float(runtime_mb), float(model_mb), torch == "1"
 
 
-def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
+def measure(n: int, emb: Embedder, tiny: bool, profile: bool, filter_size: int) -> dict:
     from shared.redis_client import get_redis
     from toolcatalog.embeddings import get_provider
 
@@ -203,17 +245,21 @@ def measure(n: int, emb: Embedder, tiny: bool, profile: bool) -> dict:
         memory = server.memory()
         overhead = fast_path_overhead(server, key, model_id, queries[: 10 if tiny else HTTP_REQUESTS], emb,
                                       f"profile-serving-{n}" if profile else None)
+        filtered = filter_against_seeds(server, key, document, queries, tiny) if n == filter_size else None
     return {"n": n, "insert_s": insert_s, "warm_s": warm_s, **timings, "http": latencies, "memory": memory,
-            "overhead": overhead}
+            "overhead": overhead, "filter": filtered}
 
 
-def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table]:
+MEMORY_TARGETS = {1_000: 300, 100_000: 600}  # MB of RSS per web worker, model included
+
+
+def tables(results: list[dict], model: tuple[float, float, float, bool]) -> list[Table]:
     http = Table("Speed over HTTP: one client, back to back (gunicorn, 2 sync workers, production settings)",
                  ["tools", "request", "requests", "p50 ms", "p95 ms", "queries/s", "engine p50 ms",
                   "added by serving p50 ms"])
     memory = Table("Web process memory with the catalog loaded (after warm-up: index built, model loaded)",
                    ["tools", "worker RSS MB (each)", "worker USS MB (each)", "worker PSS MB (each)",
-                    "target <= 600 MB (RSS)"])
+                    "target (RSS)"])
     load = Table("Snapshot load from PostgreSQL and index build (in one process, as a worker's first request)",
                  ["tools", "rows inserted in s", "load_snapshot s", "index build s", "worker warm-up s",
                   "snapshot objects MB", "index MB (float32 matrix MB)", "peak while building MB"])
@@ -228,27 +274,45 @@ def tables(results: list[dict], model: tuple[float, float, float]) -> list[Table
             http.notes.append(f"{r['n']:,} tools: serving adds {added:.2f} ms to the engine's p50 on the fast path "
                               f"(target <= {OVERHEAD_TARGET_MS:g} ms: {'met' if added <= OVERHEAD_TARGET_MS else 'missed'}).")
         rss = [m["rss"] for m in r["memory"]]
+        target = MEMORY_TARGETS.get(r["n"])
         memory.add(r["n"], " / ".join(f"{m['rss']:.0f}" for m in r["memory"]),
                    " / ".join(f"{m['uss']:.0f}" for m in r["memory"]),
                    " / ".join(f"{m['pss']:.0f}" for m in r["memory"]),
-                   "met" if rss and max(rss) <= 600 else "missed")
+                   (f"<= {target} MB: " + ("met" if rss and max(rss) <= target else "missed")) if target else "–")
         load.add(r["n"], r["insert_s"], r["load_s"], r["build_s"], r["warm_s"], r["snapshot_mb"],
                  f"{r['index_mb']:.0f} ({r['matrix_mb']:.0f})", r["peak_mb"])
     http.notes.append("'auto fast path, again': the requests that took the fast path, sent again (at least "
                       f"{FAST_PATH_REQUESTS}); 'engine p50' is `route()` for the same requests in the benchmark "
                       "process, on an index of the same snapshot. The client opens a new connection per request "
                       "(urllib), as the figures above.")
-    base, torch_mb, model_mb = model
+    base, runtime_mb, model_mb, torch = model
     memory.notes += [
-        f"Fixed cost of the query embedder, in a bare process: interpreter {base:.0f} MB, + torch "
-        f"{torch_mb - base:.0f} MB, + MiniLM loaded and run {model_mb - torch_mb:.0f} MB (RSS).",
-        "RSS counts shared library pages (torch, numpy) in full in each worker; PSS splits them between the two "
-        "workers; USS is what a worker alone holds.",
+        f"Fixed cost of the query embedder, in a bare process: interpreter {base:.0f} MB, + ONNX Runtime and "
+        f"tokenizers {runtime_mb - base:.0f} MB, + the int8 MiniLM loaded and run {model_mb - runtime_mb:.0f} MB "
+        f"(RSS); torch {'WAS' if torch else 'was not'} imported.",
+        "RSS counts shared library pages (numpy, ONNX Runtime) in full in each worker; PSS splits them between the "
+        "two workers; USS is what a worker alone holds.",
     ]
+    filtered = [r for r in results if r.get("filter")]
+    if filtered:
+        f, n = filtered[0]["filter"], filtered[0]["n"]
+        gateway = Table(f"Filter gateway against the seeds' per-request filter, {FILTER_TOOLS} known tools",
+                        ["contender", "requests", "p50 ms", "p95 ms", "seeds p50 / this p50", f"target >= {FILTER_TARGET:g}x"])
+        times = f["seeds"].p50 / f["http"].p50
+        gateway.add("seeds' filter: embeds the query and the 50 descriptions per request (torch, in process)",
+                    len(f["seeds"].samples), f["seeds"].p50, f["seeds"].p95, 1.0, "–")
+        gateway.add("POST /api/v1/filter over HTTP (gunicorn, the tools' vectors cached)", len(f["http"].samples),
+                    f["http"].p50, f["http"].p95, times, "met" if times >= FILTER_TARGET else "missed")
+        gateway.notes.append(f"The first {FILTER_TOOLS} tools of the {n:,}-tool catalog as an OpenAI chat request's "
+                             "`tools`, one user message per request (the speed queries); the first request embeds the "
+                             "tools once, as for a client that sends the same tool list every time.")
+        out_tables = [http, memory, load, gateway]
+    else:
+        out_tables = [http, memory, load]
     load.notes.append("Snapshot and index sizes are Python allocations traced by tracemalloc (numpy buffers "
                       "included); tracemalloc's top files for the index: "
                       + "; ".join(f"{r['n']}: " + ", ".join(r["top"]) for r in results))
-    return [http, memory, load]
+    return out_tables
 
 
 def main() -> None:
@@ -267,7 +331,7 @@ def main() -> None:
     database, redis_db = ("toolrouter_bench_serving_tiny", "9") if args.tiny else ("toolrouter_bench_serving", "12")
     with throwaway_services(database, redis_db=redis_db):
         for n in sizes:
-            results.append(measure(n, emb, args.tiny, args.profile))
+            results.append(measure(n, emb, args.tiny, args.profile, filter_size=min(sizes, key=lambda s: abs(s - 1000))))
             gc.collect()
     model = model_memory()
     out = tables(results, model)

@@ -47,12 +47,8 @@ class RoutingIndex:
         self._build_category_columns()
         self.core = np.array([t.core for t in self.tools], dtype=bool)
         paths = {name: tuple(self.categories[n] for n in self.tree.path(name)) for name in self.categories}
-        self.lexical: FieldedBM25 = build_lexical(self.tools, paths, lexical_weights(self.params))
-        self.vectors = VectorIndex(
-            self.names, snapshot.tool_vectors, snapshot.query_vectors,
-            {t.name: t.hypothetical_queries for t in self.tools}, dtype=vector_dtype,
-            fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
-        )
+        self.lexical: FieldedBM25 = self._build_lexical(paths)
+        self.vectors = self._build_vectors(snapshot, vector_dtype)
         self._build_category_vectors(snapshot.category_vectors)
         self._category_tokens = {
             name: frozenset(tokenize(" ".join([name, *cat.keywords])))
@@ -62,12 +58,27 @@ class RoutingIndex:
         self._rendered: LRUCache[tuple[int, str], Any] = LRUCache(_RENDER_CACHE_SIZE)
         # Counting renders without caching: the catalog total touches every
         # tool, and keeping 100k rendered dicts would cost ~120 MB.
-        self.token_counter = TokenCounter(len(self.tools), self._render_uncached)
+        self.token_counter = self._build_token_counter()
         self._masks: LRUCache[Hashable, np.ndarray] = LRUCache(_MASK_CACHE_SIZE)
         _release_freed_memory()
         self.build_seconds = time.perf_counter() - started
 
     # -- construction helpers -------------------------------------------------
+    # The three costly parts; engine.incremental.PatchedIndex overrides them to reuse what
+    # the previous index computed for the tools that did not change.
+    def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:
+        return build_lexical(self.tools, paths, lexical_weights(self.params))
+
+    def _build_vectors(self, snapshot: CatalogSnapshot, vector_dtype: type) -> VectorIndex:
+        return VectorIndex(
+            self.names, snapshot.tool_vectors, snapshot.query_vectors,
+            {t.name: t.hypothetical_queries for t in self.tools}, dtype=vector_dtype,
+            fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
+        )
+
+    def _build_token_counter(self) -> TokenCounter:
+        return TokenCounter(len(self.tools), self._render_uncached)
+
     def _build_category_columns(self) -> None:
         """Per tool, the index of its category in `category_names` (-1 = none)."""
         used = {t.category for t in self.tools if t.category}

@@ -114,6 +114,18 @@ class TokenCounter:
         self._totals.put(key, value)
         return value
 
+    def known_counts(self) -> dict[str, np.ndarray]:
+        """Per format, the counts computed so far (-1: not yet), for an index built next."""
+        with self._lock:
+            return {fmt: arr.copy() for fmt, arr in self._counts.items()}
+
+    def seed(self, fmt: str, counts: np.ndarray) -> None:
+        """Start `fmt` from counts known elsewhere (-1 where unknown); before any use."""
+        if len(counts) != self._n:
+            raise ValueError(f"{len(counts)} counts for {self._n} tools")
+        with self._lock:
+            self._counts[fmt] = np.asarray(counts, dtype=np.int32).copy()
+
     def warm(self, fmt: str) -> None:
         """Count every tool in `fmt` now (e.g. in a background thread after a swap)."""
         self.counts(np.arange(self._n), fmt)

@@ -506,7 +506,8 @@ class ToolVectorCache:
         breaker.check()
         batch = settings.EMBEDDING_BATCH_SIZE
         try:
-            vectors = np.vstack([provider.embed(texts[i:i + batch]) for i in range(0, len(texts), batch)])
+            # On the request's path: the model a web worker has loaded for queries.
+            vectors = np.vstack([provider.embed_queries(texts[i:i + batch]) for i in range(0, len(texts), batch)])
         except Exception as exc:
             breaker.failed()
             if isinstance(exc, EmbeddingProviderError):

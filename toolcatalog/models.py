@@ -199,3 +199,26 @@ class CatalogVersion(models.Model):
 
     def __str__(self) -> str:
         return f"catalog version {self.version}"
+
+
+class ChangeKind(models.TextChoices):
+    TOOL = "tool", "Tool"  # the tool's row, its hypothetical queries or its related tools
+    CATEGORY = "category", "Category"
+    TOOLSET = "toolset", "Toolset"
+    ALL = "all", "Anything"  # a bulk write that did not say what it changed
+
+
+class CatalogChange(models.Model):
+    """What one catalog version changed, written in the change's own transaction.
+
+    Web processes patch their routing index with the rows named here instead of reloading
+    the whole catalog (routing/selectors.py); a version without rows here (pruned, or older
+    than this table) or with an `all` row makes them reload everything.
+    """
+
+    version = models.BigIntegerField(db_index=True)
+    kind = models.CharField(max_length=10, choices=ChangeKind.choices)
+    object_id = models.BigIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"v{self.version}: {self.kind} {self.object_id or ''}".strip()

@@ -19,12 +19,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("TOOLROUTER_DATA_DIR", PROJECT_DIR / ".data"))
 SERVICES_ENV_FILE = DATA_DIR / "services.env"
 DATABASE_NAME = "toolrouter"
 POSTGRES_SYSTEM_USER = "embedded_postgres"  # postgres refuses to run as root
+WORKER_SYSTEM_USER = "toolrouter_worker"  # the Celery worker of `make run`, when started as root
 
 
 def free_port() -> int:
@@ -248,14 +250,19 @@ def serve(port: int) -> int:
     manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
     children: list[subprocess.Popen] = []
     try:
+        from toolcatalog.local_model import ensure_export
+
+        ensure_export()  # the local model's ONNX export, if `make install` has not made it (no torch here)
         for step in (["migrate", "--no-input", "-v", "0"],
                      ["import_catalog", str(DEMO_CATALOG), "--if-empty"],
                      ["ensure_admin"]):
             subprocess.run([*manage, *step], env=env, check=True)
+        worker_dir, run_as, worker_env = _worker_user()
         children.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--beat", "--loglevel", "INFO",
-             "--concurrency", "1", "--schedule", str(DATA_DIR / "celerybeat-schedule")],
-            env=env, cwd=PROJECT_DIR, start_new_session=True,
+            [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--beat", "--concurrency", "1",
+             "--loglevel", os.environ.get("LOG_LEVEL", "INFO").upper(),
+             "--schedule", str(worker_dir / "celerybeat-schedule")],
+            env={**env, **worker_env, "HOME": str(worker_dir)}, cwd=PROJECT_DIR, start_new_session=True, **run_as,
         ))
         children.append(subprocess.Popen(
             [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"], env=env, start_new_session=True,
@@ -272,6 +279,34 @@ def serve(port: int) -> int:
             except subprocess.TimeoutExpired:
                 child.kill()
         services.stop()
+
+
+def _worker_user() -> tuple[Path, dict[str, Any], dict[str, str]]:
+    """The Celery worker's own folder (beat's schedule, its HOME), how to start it, and what to
+    add to its environment. When `make run` runs as root (a container, a CI box), the worker runs
+    as an unprivileged user if that user can run this Python: Celery warns against a root worker
+    at every start, and rightly. Where it cannot (the interpreter lives under a private home),
+    the worker stays root and that one warning is silenced: the worker accepts JSON only, so
+    Celery's real guard (it refuses pickle as root) holds."""
+    worker_dir = DATA_DIR / "worker"
+    worker_dir.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        return worker_dir, {}, {}
+    try:
+        try:
+            user = pwd.getpwnam(WORKER_SYSTEM_USER)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", WORKER_SYSTEM_USER], check=True)
+            user = pwd.getpwnam(WORKER_SYSTEM_USER)
+        run_as: dict[str, Any] = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        _make_traversable(PROJECT_DIR / "manage.py")
+        subprocess.run([sys.executable, "-c", "import celery, django"], check=True, cwd=PROJECT_DIR,
+                       capture_output=True, timeout=60, **run_as)
+    except (OSError, subprocess.SubprocessError):
+        return worker_dir, {}, {"TOOLROUTER_ROOT_WORKER": "1"}
+    for path in (worker_dir, *worker_dir.iterdir()):
+        shutil.chown(path, user=user.pw_uid, group=user.pw_gid)
+    return worker_dir, run_as, {}
 
 
 def _wait_for_interrupt(children: list[subprocess.Popen]) -> int:

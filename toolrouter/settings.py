@@ -143,12 +143,22 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
 
+LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
+# What a person watching `make run` needs: start-up, failing requests, embedding progress. Below
+# DEBUG, runserver's line per answered request and Celery's lines per task and per beat tick (the
+# usage drain runs every 2 s) are left out; warnings and errors (a failing request, a failing
+# task) still show. Our periodic tasks log only when they do something.
+CHATTY_LOGGERS = ("django.server", "celery.beat", "celery.worker.strategy", "celery.worker.request", "celery.app.trace")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": []},  # Django's own console handler would print each line twice
+        "django.db.backends": {"level": "WARNING"},
+        **{name: {"level": "WARNING"} for name in CHATTY_LOGGERS if LOG_LEVEL != "DEBUG"},
+    },
 }
 
 # --- Celery: Redis is the broker; tasks are acknowledged late so a killed worker loses nothing.
@@ -174,7 +184,11 @@ EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384)
 EMBEDDING_BASE_URL = env("EMBEDDING_BASE_URL")  # OpenAI-compatible servers: Azure, Ollama, vLLM, TEI...
 EMBEDDING_API_KEY = env("EMBEDDING_API_KEY") or env("OPENAI_API_KEY")
 EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)
-EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 0)  # 0: torch's default (all cores)
+# Threads of the local model (ONNX Runtime) per process; 0: one per core. EMBEDDING_TORCH_THREADS
+# is its name from when the model ran in torch.
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", env_int("EMBEDDING_TORCH_THREADS", 0))
+# The local model's precision on a request's path (queries): int8 (faster, smaller) or fp32.
+EMBEDDING_LOCAL_QUERY_PRECISION = env("EMBEDDING_LOCAL_QUERY_PRECISION", "int8")
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 5)
 EMBEDDING_RETRY_BACKOFF_SECONDS = env_float("EMBEDDING_RETRY_BACKOFF_SECONDS", 2.0)

@@ -71,12 +71,29 @@ def test_speed_tables(bench_runs):
 
 def test_serving_tables(bench_runs):
     result = run_script("serving", bench_runs)
-    assert_well_formed(result, 3)
+    assert_well_formed(result, 4)
+    assert result["tables"][3]["title"].startswith("Filter gateway")
 
 
 def test_load_tables(bench_runs):
     result = run_script("load", bench_runs)
     assert_well_formed(result, 2)
+
+
+def test_bench_local_model_tables(bench_runs):
+    result = run_script("bench_local_model", bench_runs)
+    assert_well_formed(result, 4)
+    agreement = result["tables"][0]
+    assert [row[0] for row in agreement["rows"]] == ["ONNX fp32", "ONNX int8"]
+    assert all(float(row[2]) > 0.99 for row in agreement["rows"])  # lowest cosine to torch
+    memory = {row[0]: row for row in result["tables"][3]["rows"]}
+    assert memory["ONNX int8"][2] == "no" and memory["torch"][2] == "yes"  # torch imported?
+
+
+def test_bench_embedding_tables(bench_runs):
+    result = run_script("bench_embedding", bench_runs)
+    assert_well_formed(result, 1)
+    assert [row[0] for row in result["tables"][0]["rows"]][-1] == "embedding"
 
 
 def test_report_renders_every_table(bench_runs, results_dir, tmp_path):

@@ -12,7 +12,7 @@ from engine import text_hash
 from ..embeddings import get_provider
 from ..models import Embedded, EmbeddingStatus, Tool
 from .embedding_schedule import EMBEDDED_MODELS, embedding_is_current, embedding_text
-from .versions import bump_catalog_version
+from .versions import Change, bump_catalog_version, changes_of
 
 
 @dataclass
@@ -53,17 +53,24 @@ def embed_objects(kind: str, ids: Iterable[int]) -> EmbedReport:
             )
     # Bumped after the rows commit, never while holding their locks: a curator's save
     # locks its row and then the version row, and the opposite order could deadlock.
-    bump_catalog_version()
+    bump_catalog_version(routing_changes(obj for obj, _ in todo))
     report.embedded = len(todo)
     return report
 
 
+def routing_changes(objects: Iterable[Embedded]) -> list[Change]:
+    """What new vectors of `objects` change for routing (a query's vector is its tool's)."""
+    return [change for obj in objects for change in changes_of(type(obj), obj) or ()]
+
+
 def record_embedding_error(kind: str, ids: Iterable[int], error: str, *, final: bool) -> None:
     """Keep the last error visible; after the last retry the rows become `failed`."""
+    ids = list(ids)
     status = EmbeddingStatus.FAILED if final else EmbeddingStatus.PENDING
-    EMBEDDED_MODELS[kind]._default_manager.filter(pk__in=list(ids)).exclude(embedding_status=EmbeddingStatus.READY).update(
+    EMBEDDED_MODELS[kind]._default_manager.filter(pk__in=ids).exclude(embedding_status=EmbeddingStatus.READY).update(
         embedding_status=status, embedding_error=error[:2000]
     )
     if final:
         # A failed embedding changes what routing can use, as a ready one does.
-        bump_catalog_version()
+        model = EMBEDDED_MODELS[kind]
+        bump_catalog_version(routing_changes(model._default_manager.filter(pk__in=ids)))

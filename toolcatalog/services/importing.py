@@ -16,9 +16,10 @@ from engine import NameMap
 
 from .. import validation
 from ..interchange import DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
-from ..models import Category, HypotheticalQuery, QuerySource, Tool, empty_parameters
+from ..models import Category, ChangeKind, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
 from .saving import save_validated
+from .versions import bump_catalog_version
 
 TOOL_FIELDS = ("description", "parameters", "usage_hint", "core", "enabled", "tags", "source")
 
@@ -177,6 +178,7 @@ def _import_categories(entries: list[Any], report: ImportReport) -> None:
             except ValidationError as exc:
                 report.rejected.append({"kind": "category", "name": name, "reason": _messages(exc)})
                 Category.objects.filter(pk=category.pk).update(parent=None)
+                bump_catalog_version([(ChangeKind.CATEGORY.value, category.pk)])
 
 
 def _category_problem(entry: Any, known: set[Any]) -> str | None:

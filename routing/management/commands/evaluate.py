@@ -54,7 +54,7 @@ class Command(BaseCommand):
         seen: dict[str, np.ndarray] = {}
 
         def embed_texts(texts):
-            vectors = provider.embed(list(texts))
+            vectors = provider.embed_queries(list(texts))  # as the route endpoint embeds queries
             seen.update(zip(texts, vectors, strict=True))
             return vectors
 

