@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, JsonResponse
 from django.template.loader import render_to_string
@@ -128,8 +129,10 @@ class ToolAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
 
     @admin.action(description="Set category of selected")
     def set_category(self, request, queryset) -> None:
-        form = ToolActionForm(request.POST)
-        category = form.cleaned_data.get("category") if form.is_valid() else None
+        try:  # the action bar's own form cannot be re-validated here (its action choices are the admin's)
+            category = ToolActionForm.base_fields["category"].clean(request.POST.get("category"))
+        except ValidationError:
+            category = None
         if category is None:
             self.message_user(request, "Choose the category in the list beside the action, then Go.", messages.ERROR)
             return
