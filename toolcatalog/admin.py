@@ -6,6 +6,7 @@ from django.db.models import Count
 from django.http import HttpRequest, JsonResponse
 from django.template.loader import render_to_string
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
@@ -92,15 +93,15 @@ class HypotheticalQueryInline(admin.TabularInline):
 class ToolActionForm(ActionForm):
     """The change list's action bar, with the category the "set category" action applies."""
 
-    category = forms.ModelChoiceField(queryset=Category.objects.all(), required=False, label="Category",
-                                      empty_label="(category for “Set category”)")
+    category = forms.ModelChoiceField(queryset=Category.objects.all(), required=False, label="to",
+                                      empty_label="(category)")
 
 
 @admin.register(Tool)
 class ToolAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
     form = ToolAdminForm
     action_form = ToolActionForm
-    list_display = ("name", "category", "enabled", "core", "embedding_status_badge", "updated_at")
+    list_display = ("name", "category", "enabled", "core", "embedding_status_badge", "updated")
     list_filter = ("enabled", "core", "embedding_status", "category")
     search_fields = ("name", "description", "usage_hint", "hypothetical_queries__text")
     list_select_related = ("category",)
@@ -121,6 +122,10 @@ class ToolAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
     def get_search_results(self, request, queryset, search_term):
         queryset, _ = super().get_search_results(request, queryset, search_term)
         return queryset.distinct(), False
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, obj: Tool) -> str:
+        return timezone.localtime(obj.updated_at).strftime("%Y-%m-%d %H:%M")
 
     def save_model(self, request, obj, form, change) -> None:
         # A curator's edit outlives re-imports: the import service keeps these fields.

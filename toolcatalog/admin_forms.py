@@ -32,20 +32,22 @@ class ParametersFault:
 
 
 def check_parameters(text: str) -> tuple[Any, ParametersFault | None]:
-    """Parse and validate a parameters text as the tool form does; line numbers refer to the text
-    as given for a JSON syntax fault, and to its pretty-printed form (what the form shows back)
-    for a JSON Schema fault."""
-    value, fault = json_text.parse(text if text.strip() else "{}")
+    """Parse and validate a parameters text as the tool form does (the editor's check as you type);
+    the fault, if any, is placed in the text as given."""
+    text = text if text.strip() else "{}"
+    value, fault = json_text.parse(text)
     if fault is not None:
         return None, ParametersFault(fault.line, fault.column, None, fault.message)
-    return value, schema_fault(value)
+    return value, schema_fault(value, text)
 
 
-def schema_fault(value: Any) -> ParametersFault | None:
+def schema_fault(value: Any, text: str | None = None) -> ParametersFault | None:
+    """The JSON Schema fault of `value`, placed in `text` (default: `value` pretty-printed, as the form shows it)."""
     problem = validation.parameters_problem(value)
     if problem is None:
         return None
-    return ParametersFault(json_text.line_of(value, problem.path), None, problem.where if problem.path else None,
+    line, column = json_text.position(json_text.pretty(value) if text is None else text, problem.path)
+    return ParametersFault(line, column if text is not None else None, problem.where if problem.path else None,
                            problem.message)
 
 
@@ -76,8 +78,8 @@ class ParametersField(forms.JSONField):
             return super().to_python(value)
         if isinstance(value, (list, dict, int, float, forms.fields.JSONString)):
             return value
-        parsed, fault = check_parameters(str(value))
-        if fault is not None and fault.column is not None:  # not JSON at all
+        parsed, fault = json_text.parse(str(value))
+        if fault is not None:  # not JSON at all; a JSON Schema fault is clean_parameters' to place
             raise forms.ValidationError(str(fault), code="invalid", params={"value": value})
         return parsed
 

@@ -74,11 +74,22 @@ def test_the_preview_renders_every_export_format_with_the_catalog_name_mapping(a
 def test_the_preview_reports_the_fault_as_you_type(admin_client_logged_in) -> None:
     body = admin_client_logged_in.post("/admin/toolcatalog/tool/definition-preview/", {
         "name": "x", "description": "y", "parameters": '{"type": "object",\n "properties": []}'}).json()
-    assert body["fault"]["line"] == 3 and body["fault"]["path"] == "properties"
-    assert body["fault"]["message"].startswith("Line 3 (at properties):")
+    # Placed in the text as typed (the editor's text), not in a pretty-printed copy.
+    assert (body["fault"]["line"], body["fault"]["column"], body["fault"]["path"]) == (2, 16, "properties")
+    assert body["fault"]["message"].startswith("Line 2, column 16 (at properties):")
     assert json.loads(body["definitions"]["openai"])["function"]["parameters"] == {"type": "object", "properties": {}}
 
 
 def test_the_preview_needs_staff(client) -> None:
     response = client.post("/admin/toolcatalog/tool/definition-preview/", {"name": "x"})
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_faults_are_placed_in_any_layout_of_the_text() -> None:
+    from toolcatalog.json_text import position
+
+    text = '{"a": 1,\n  "b": [10, {"c": "x"},\n  {"d" :  true}]}'
+    assert position(text, ("b", 2, "d")) == (3, 11)
+    assert position(text, ("b", 1, "c")) == (2, 19)
+    assert position(text, ("b", 5)) == (2, 8)  # past the end: the array itself
+    assert position(text, ()) == (1, 1)
