@@ -56,6 +56,8 @@ class RequestLog(models.Model):
         indexes = [
             # Every dashboard read and the pruning are time-range scans.
             models.Index(fields=["created_at"], name="requestlog_created_at"),
+            # The dashboard's client filter reads one client's raw rows (the rollups have no client dimension).
+            models.Index(fields=["client", "created_at"], name="requestlog_client_created_at"),
         ]
 
     def __str__(self) -> str:

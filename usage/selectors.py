@@ -319,6 +319,8 @@ def window_categories(start: datetime, end: datetime, client: str | None = None)
     )
 
 
+# usage.services.query_hash in SQL (lower() for casefold()): hypothetical queries match the log by hash.
+_SQL_QUERY_HASH = "encode(sha256(convert_to(lower(btrim(regexp_replace({text}, '\\s+', ' ', 'g'))), 'UTF8')), 'hex')"
 _MISS_CONDITION = "query_hash <> '' AND (jsonb_array_length(results) = 0 OR confidence < %s)"
 CONTEXT_NAMES = 10  # clients and strategies kept per missed query and day
 
@@ -504,9 +506,9 @@ def curation_list(r: UsageRange, limit: int = 25) -> list[QueryMiss]:
                         {rollup_part}) misses
                   GROUP BY query_hash)
                 SELECT g.query_hash, g.query, g.count, g.no_results, g.best_confidence FROM grouped g
-                WHERE NOT EXISTS (SELECT 1 FROM {DismissedQuery._meta.db_table} d WHERE d.query_hash = g.query_hash)
-                  AND NOT EXISTS (SELECT 1 FROM {HypotheticalQuery._meta.db_table} h
-                                  WHERE lower(h.text) = lower(btrim(regexp_replace(g.query, '\\s+', ' ', 'g'))))
+                WHERE g.query_hash NOT IN (SELECT query_hash FROM {DismissedQuery._meta.db_table})
+                  AND g.query_hash NOT IN (SELECT {_SQL_QUERY_HASH.format(text="h.text")}
+                                           FROM {HypotheticalQuery._meta.db_table} h)
                 ORDER BY 3 DESC, 2 LIMIT %s""",
             params + [limit],
         )

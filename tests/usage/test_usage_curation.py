@@ -116,3 +116,13 @@ def test_hashed_queries_are_listed_without_a_form(staff_client, settings) -> Non
     html = staff_client.get("/dashboard/").content.decode()
     curation = html[html.index('id="curation-table"'):]
     assert "not stored" in curation and "my secret query" not in curation and 'name="tool"' not in curation
+
+
+@pytest.mark.usefixtures("tools")
+@pytest.mark.parametrize("logged", ["Umbrella  needed?", " umbrella needed? ", "UMBRELLA\tNEEDED?"])
+def test_a_query_already_added_to_a_tool_leaves_the_list_whatever_its_spacing_or_case(staff_client, logged) -> None:
+    usage.record_request(make_record(request_id="spaced", query=logged, confidence=0.1))
+    usage.drain_request_buffer()
+    usage.add_learned_query("get_weather", "umbrella needed?")
+    html = staff_client.get("/dashboard/").content.decode()
+    assert "umbrella" not in html[html.index('id="curation-table"'):].lower()
