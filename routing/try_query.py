@@ -20,7 +20,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
-from engine import FORMATS, MODES, STRATEGIES, RoutingIndex, scoring, tokenize
+from engine import FORMATS, MODES, STRATEGIES, RoutingIndex, tokenize
 from engine.lexical import FIELD_WEIGHTS, tool_fields
 from toolcatalog.embeddings import get_provider
 from toolcatalog.models import Toolset
@@ -129,7 +129,7 @@ class Step:
 STEP_NAMES = {"llm": "LLM chooses categories", "embedding": "Embedding similarity to categories",
               "keywords": "Category keywords in the query", "default": "Default category",
               "flat": "Whole catalog (no category chosen)", "rank": "Ranking inside the categories",
-              "split": "Split into steps", "categories": "Categories"}
+              "split": "Split into separate needs", "categories": "Categories"}
 
 
 def readable_steps(steps: list[dict[str, Any]]) -> list[Step]:
@@ -174,16 +174,21 @@ def comparison_rows(answered: list[str], comparisons: list[Comparison]) -> list[
     return rows
 
 
-def gate_explanation(answer: dict[str, Any]) -> str:
-    """What the `auto` strategy's confidence gate decided, and against which bar."""
+def gate_explanation(answer: dict[str, Any], index: RoutingIndex) -> str:
+    """What the `auto` strategy's confidence gate decided, and against which bar (this catalog's
+    calibration sets it; without one, `auto` always embeds)."""
     strategy = answer["strategy"]
     if strategy["requested"] != "auto":
         return ""
-    bar = scoring.FAST_PATH_CONFIDENCE
+    bar = index.params.fast_path_confidence
+    confidence = f"lexical confidence {strategy['confidence']:.3f}"
+    if bar is None:
+        return (f"auto: {confidence}; this catalog's calibration set no fast path, so the query was embedded and "
+                f"answered by {strategy['used']}.")
     if strategy["used"] == "bm25" and not strategy["fallback"]:
-        return (f"auto: lexical confidence {strategy['confidence']:.3f} ≥ {bar} — the fast path answered with BM25 "
-                "alone (no embedding). The matched words below are its evidence.")
-    return (f"auto: lexical confidence {strategy['confidence']:.3f} < {bar} — not conclusive, so the query was "
+        return (f"auto: {confidence} ≥ {bar:.3f} (this catalog's fast-path bar) — BM25 alone answered (no "
+                "embedding). The matched words below are its evidence.")
+    return (f"auto: {confidence} < {bar:.3f} (this catalog's fast-path bar) — not conclusive, so the query was "
             f"embedded and answered by {strategy['used']}.")
 
 
@@ -213,7 +218,7 @@ def try_query(request: HttpRequest) -> HttpResponse:
                 matches=[{**m, "terms": matched_terms(index, m["name"], asked.query),
                           "hint_html": rendered_markdown(m["hint"])} for m in answer["matches"]],
                 steps=readable_steps(answer["strategy"].get("steps", [])),
-                gate=gate_explanation(answer),
+                gate=gate_explanation(answer, index),
                 comparisons=comparisons,
                 comparison_rows=comparison_rows([m["name"] for m in answer["matches"] if not m["core"]], comparisons),
                 guidance_html=rendered_markdown(answer["guidance"]),

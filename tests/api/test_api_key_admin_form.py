@@ -48,3 +48,20 @@ def test_empty_paths_are_stored_as_the_defaults(admin_client_logged_in) -> None:
     _create(admin_client_logged_in)
     key = ApiKey.objects.get(name="mobile-app")
     assert key.filter_query_path is None and key.filter_tools_path is None
+
+
+def test_a_toolset_bound_key_cannot_have_the_catalog_scope(admin_client_logged_in) -> None:
+    from toolcatalog.models import Toolset
+
+    toolset = Toolset.objects.create(name="support")
+    page = _create(admin_client_logged_in, scopes=["route", "catalog"], toolset=toolset.pk).content.decode()
+    assert "cannot have the &#x27;catalog&#x27; scope" in page and not ApiKey.objects.exists()
+
+
+def test_pinned_tools_and_mcp_options_are_on_the_form(admin_client_logged_in) -> None:
+    from toolcatalog.models import Tool
+
+    Tool.objects.create(name="ask_user_clarification", description="Ask")
+    _create(admin_client_logged_in, pinned_tools="ask_user_clarification", mcp_core_tools="on")
+    key = ApiKey.objects.get(name="mobile-app")
+    assert key.pinned_tools == ["ask_user_clarification"] and key.mcp_core_tools and not key.mcp_namespaced_names
