@@ -215,8 +215,7 @@ def try_query(request: HttpRequest) -> HttpResponse:
             index = live_index.current(get_provider().model_id)
             context.update(
                 answer=answer,
-                matches=[{**m, "terms": matched_terms(index, m["name"], asked.query),
-                          "hint_html": rendered_markdown(m["hint"])} for m in answer["matches"]],
+                matches=[{**m, "terms": matched_terms(index, m["name"], asked.query)} for m in answer["matches"]],
                 steps=readable_steps(answer["strategy"].get("steps", [])),
                 gate=gate_explanation(answer, index),
                 comparisons=comparisons,
