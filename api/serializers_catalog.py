@@ -105,6 +105,8 @@ class ImportRequestSerializer(StrictSerializer):
     format = serializers.ChoiceField(choices=["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"],
                                      required=False, allow_null=True, default=None)
     server_name = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
+    category = StrictCharField(required=False, allow_null=True, max_length=128, default=None,
+                               help_text="An existing category for the tools the document leaves without one.")
     dry_run = StrictBooleanField(required=False, default=False)
 
 

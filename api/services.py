@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.utils import timezone
 
@@ -15,11 +16,12 @@ def hash_key(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode("utf-8")).hexdigest()
 
 
-def create_api_key(name: str, scopes: list[str] | None = None, toolset=None) -> tuple[ApiKey, str]:
-    """Returns the stored key and the raw key, which is never stored and cannot be shown again."""
+def create_api_key(name: str, scopes: list[str] | None = None, toolset=None, **settings: Any) -> tuple[ApiKey, str]:
+    """Returns the stored key and the raw key, which is never stored and cannot be shown again.
+    `settings`: the key's other fields (rate_per_minute, pinned_tools, filter paths, MCP options)."""
     raw_key = KEY_PREFIX + secrets.token_urlsafe(32)
     api_key = ApiKey(name=name, prefix=raw_key[:10], key_hash=hash_key(raw_key),
-                     scopes=scopes or [Scope.ROUTE], toolset=toolset)
+                     scopes=scopes or [Scope.ROUTE], toolset=toolset, **settings)
     api_key.full_clean()
     api_key.save()
     return api_key, raw_key

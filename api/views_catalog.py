@@ -83,7 +83,8 @@ class CatalogImportView(APIView):
         data = serializer.validated_data
         try:
             report = services.import_any(data["document"], format=data["format"], server_name=data["server_name"],
-                                         dry_run=data["dry_run"], should_stop=gone_check(request._request))
+                                         category=data["category"], dry_run=data["dry_run"],
+                                         should_stop=gone_check(request._request))
         except services.ImportAbandoned as exc:
             logger.info("catalog import abandoned: %s", exc)
             raise ApiError(499, "client_closed_request", str(exc)) from exc
@@ -91,7 +92,7 @@ class CatalogImportView(APIView):
             raise ApiError(413 if exc.is_size else 400, "document_too_large" if exc.is_size else "document_too_deep",
                            str(exc), {"limit": exc.setting, "allowed": exc.allowed}) from exc
         except services.CatalogImportError as exc:
-            raise ApiError(400, "invalid_catalog", str(exc), {"format": data["format"]}) from exc
+            raise ApiError(400, "invalid_catalog", str(exc), {"format": data["format"], "category": data["category"]}) from exc
         return Response(report)
 
 

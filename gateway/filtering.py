@@ -46,6 +46,7 @@ from engine import (
 )
 from routing.query_embeddings import query_embedder
 from shared.json_input import JsonInputError, loads
+from shared.jsonpaths import compile_jsonpath
 from shared.lru import LRUCache
 from shared.messages import content_text
 from shared.redis_client import get_redis
@@ -165,13 +166,10 @@ def compiled_path(path: str, what: str) -> Any:
     if len(path) > limit:
         raise FilterInputError("invalid_jsonpath", f"{what} is longer than {limit} characters.",
                                {what: path[:100] + "...", "limit": "FILTER_MAX_JSONPATH_CHARS", "allowed": limit})
-    from jsonpath_ng.ext import parse
-
     try:
-        compiled = parse(path)
-    except Exception as exc:  # noqa: BLE001 - the JSONPath parser raises several types
-        raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {type(exc).__name__}: "
-                               f"{str(exc)[:200]}", {what: path}) from None
+        compiled = compile_jsonpath(path)
+    except ValueError as exc:
+        raise FilterInputError("invalid_jsonpath", f"{what} is not a valid JSONPath: {exc}", {what: path}) from None
     _compiled_paths.put(path, compiled)
     return compiled
 

@@ -326,7 +326,9 @@ def _log(answer: dict[str, Any], result: RouteResult, asked: RouteQuery, caller:
         request_id=answer["request_id"], endpoint=endpoint, api_key_id=caller.api_key_id, client=caller.name,
         toolset=asked.toolset, query=asked.query, strategy=result.strategy.used,
         confidence=result.strategy.confidence, fallback=result.strategy.fallback,
-        categories=list(result.categories),
+        # The categories the ranking chose: core tools come with every answer, and their
+        # category would top the dashboard's categories whatever agents asked for.
+        categories=list(dict.fromkeys(m.category for m in result.matches if m.category and m.via != "core")),
         results=[{"name": m.name, "rank": i + 1, "score": round(float(m.score), 4)} for i, m in enumerate(result.matches)],
         latency_ms=answer["latency_ms"], tokens_selected=result.tokens.selected,
         tokens_catalog=result.tokens.catalog, tokens_saved=result.tokens.saved, session_id=asked.session_id,

@@ -86,20 +86,22 @@ def catalog_document() -> dict[str, Any]:
             }
             for c in ordered
         ],
-        "tools": [
-            {
-                "name": t.name,
-                "description": t.description,
-                "category": t.category.name if t.category else None,
-                "parameters": t.parameters,
-                "hypothetical_queries": [q.text for q in t.hypothetical_queries.all() if q.approved],
-                "usage_hint": t.usage_hint,
-                "related_tools": sorted(r.name for r in t.related_tools.all()),
-                "core": t.core,
-                "enabled": t.enabled,
-                "tags": list(t.tags),
-                "source": t.source,
-            }
-            for t in tools
-        ],
+        "tools": [tool_document(t) for t in tools],
+    }
+
+
+def tool_document(tool: Tool) -> dict[str, Any]:
+    """One tool as its toolcatalog/v1 entry (approved hypothetical queries only)."""
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "category": tool.category.name if tool.category else None,
+        "parameters": tool.parameters,
+        "hypothetical_queries": [q.text for q in tool.hypothetical_queries.all() if q.approved],
+        "usage_hint": tool.usage_hint,
+        "related_tools": sorted(r.name for r in tool.related_tools.all()),
+        "core": tool.core,
+        "enabled": tool.enabled,
+        "tags": list(tool.tags),
+        "source": tool.source,
     }

@@ -5,6 +5,7 @@ report of 300 tools knows which one to fix.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -28,20 +29,39 @@ def text_error(kind: str, name: Any, field: str, value: Any) -> str | None:
     return None
 
 
-def parameters_error(tool_name: str, parameters: Any) -> str | None:
+@dataclass(frozen=True)
+class SchemaProblem:
+    """What is wrong with a tool's parameters, and where (a path of keys and indexes into them)."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    @property
+    def where(self) -> str:
+        return "/".join(str(p) for p in self.path) or "(root)"
+
+
+def parameters_problem(parameters: Any) -> SchemaProblem | None:
     """None when `parameters` is a JSON Schema object a provider will accept, checked against its
     own `$schema` dialect (2020-12 when none is named) as the exports check it."""
     if not isinstance(parameters, dict):
-        return f"tool {tool_name!r}: parameters must be a JSON Schema object, got {type(parameters).__name__}."
+        return SchemaProblem((), f"parameters must be a JSON Schema object, got {type(parameters).__name__}.")
     try:
         validators.validator_for(parameters, default=jsonschema.Draft202012Validator).check_schema(parameters)
     except jsonschema.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "(root)"
-        return f"tool {tool_name!r}: parameters is not valid JSON Schema at {where}: {exc.message}"
+        path = tuple(exc.path)
+        where = "/".join(str(p) for p in path) or "(root)"
+        return SchemaProblem(path, f"parameters is not valid JSON Schema at {where}: {exc.message}")
     declared_type = parameters.get("type", "object")
     if declared_type != "object":
-        return f"tool {tool_name!r}: parameters must have type 'object', got {declared_type!r}."
+        return SchemaProblem(("type",), f"parameters must have type 'object', got {declared_type!r}.")
     return None
+
+
+def parameters_error(tool_name: str, parameters: Any) -> str | None:
+    """None when `parameters` is a JSON Schema object a provider will accept; else the fault, naming the tool."""
+    problem = parameters_problem(parameters)
+    return None if problem is None else f"tool {tool_name!r}: {problem.message}"
 
 
 def keywords_error(kind: str, name: str, keywords: Any) -> str | None:

@@ -9,6 +9,11 @@ from toolcatalog.admin_import import catalog_export, catalog_import
 
 from . import health
 
+admin.site.site_header = "toolrouter administration"
+admin.site.site_title = "toolrouter admin"
+admin.site.index_title = "Catalog and routing"
+admin.site.site_url = None  # no public site: the header links the dashboard (toolrouter/operator_pages.py)
+
 urlpatterns = [
     path("admin/try-query/", try_query, name="try-query"),
     path("admin/catalog-import/", catalog_import, name="catalog-import-admin"),

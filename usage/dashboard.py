@@ -1,4 +1,5 @@
-"""The operators' usage dashboard: staff only, charts drawn here as SVG geometry (no JavaScript, no CDN).
+"""The operators' usage dashboard: staff only, in the admin's look (it extends admin/base_site.html),
+charts drawn here as SVG geometry (no JavaScript of its own, no CDN).
 
 Everything a user typed (queries, tool and client names) reaches the page through the
 templates' autoescaping only; the chart helpers below produce numbers and plain strings.
@@ -8,14 +9,16 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from urllib.parse import urlencode
 
 from django import forms
-from django.contrib import messages
+from django.conf import settings
+from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -178,33 +181,173 @@ def _percent(share: float | None) -> str:
     return "–" if share is None else f"{share * 100:.1f} %"
 
 
+# --- the page's parts --------------------------------------------------------------------------
+
+@dataclass
+class SummaryCard:
+    """One figure at the top of the dashboard. A new card is one more entry in `summary_cards`."""
+
+    title: str
+    figure: str
+    detail: str
+    element_id: str = ""
+    unit: str = ""
+    warn: bool = False
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def summary_cards(data: selectors.DashboardData, health: dict) -> list[SummaryCard]:
+    totals, feedback = data.totals, data.feedback
+    approx = "" if totals.percentiles_exact else "≈ "
+    if feedback.feedback:
+        success = (f"success {_percent(feedback.success_rate)}" if feedback.success_rate is not None
+                   else "no success reported")
+        feedback_detail = (f"of {_count(feedback.tools_used, 'tool')} called in {_count(feedback.feedback, 'turn')}"
+                           f" with feedback; {success}")
+    else:
+        feedback_detail = "no feedback in this range"
+    buffered = health["buffered_in_redis"]
+    return [
+        SummaryCard("Requests", f"{totals.requests:,}",
+                    f"route {totals.route_requests:,} · tool-search {totals.tool_search_requests:,} · "
+                    f"filter {totals.filter_requests:,}", element_id="total-requests"),
+        SummaryCard("Latency p50 / p95", f"{approx}{_ms(totals.latency_p50_ms)} / {_ms(totals.latency_p95_ms)}",
+                    f"mean {_ms(totals.latency_mean_ms)} ms", unit="ms"),
+        SummaryCard("Tokens saved", f"{totals.tokens_saved:,}",
+                    f"{_percent(totals.saved_share)} of {totals.tokens_catalog:,} catalog tokens; "
+                    f"{totals.tokens_selected:,} sent", element_id="tokens-saved"),
+        SummaryCard("Feedback hit rate", _percent(feedback.hit_rate), feedback_detail, element_id="hit-rate"),
+        SummaryCard("Log health", f"{health['dropped_total']:,}",
+                    f"buffered: {'Redis down' if buffered is None else buffered} in Redis, "
+                    f"{health['buffered_in_process']} in this process",
+                    element_id="dropped", unit="dropped", warn=bool(health["dropped_total"] or not health["redis_ok"])),
+    ]
+
+
+@dataclass
+class ToolRow:
+    name: str
+    admin_url: str | None
+    usage: selectors.ToolUsage | None = None
+
+
+def _tool_rows(data: selectors.DashboardData, tools: Iterable[selectors.ToolUsage]) -> list[ToolRow]:
+    return [ToolRow(t.tool, _admin_url(data, t.tool), t) for t in tools]
+
+
+def _admin_url(data: selectors.DashboardData, name: str) -> str | None:
+    pk = data.tool_ids.get(name)
+    return reverse("admin:toolcatalog_tool_change", args=[pk]) if pk is not None else None
+
+
+# --- the filter: range, client, auto-refresh ---------------------------------------------------
+
+REFRESH_CHOICES = [(0, "off"), (30, "30 s"), (60, "1 min"), (300, "5 min")]
+MAX_CUSTOM_DAYS = 366
+
+
+class DashboardFilter(forms.Form):
+    range = forms.ChoiceField(choices=[*RANGE_CHOICES, ("custom", "custom")], required=False)
+    start = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
+    end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="to")
+    client = forms.CharField(required=False, max_length=128, label="Client (API key)")
+    refresh = forms.TypedChoiceField(choices=REFRESH_CHOICES, coerce=int, required=False)
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        start, end = data.get("start"), data.get("end")
+        if data.get("range") == "custom" or start or end:
+            if not (start and end):
+                raise forms.ValidationError("A custom range needs both days (UTC).")
+            if start > end:
+                raise forms.ValidationError("The range starts after it ends.")
+            if (end - start).days >= MAX_CUSTOM_DAYS:
+                raise forms.ValidationError(f"A custom range spans at most {MAX_CUSTOM_DAYS} days.")
+            data["range"] = "custom"
+        return data
+
+
+@dataclass
+class Filters:
+    range: selectors.UsageRange
+    refresh: int
+    params: dict[str, str]  # the query string that reproduces this view
+    form: DashboardFilter
+
+    def url(self, **changes: object) -> str:
+        """This view's URL with some parameters changed (None or "" removes one)."""
+        params = {**self.params, **{k: str(v) for k, v in changes.items() if v not in (None, "")}}
+        for key, value in changes.items():
+            if value in (None, ""):
+                params.pop(key, None)
+        if params.get("range") != "custom":
+            params.pop("start", None)
+            params.pop("end", None)
+        return f"{reverse('dashboard:overview')}?{urlencode(params)}" if params else reverse("dashboard:overview")
+
+
+def read_filters(query: QueryDict) -> Filters:
+    form = DashboardFilter(query)
+    data = form.cleaned_data if form.is_valid() else {}
+    key = data.get("range") or selectors.DEFAULT_RANGE
+    client = data.get("client") or None
+    r = selectors.resolve_range(key, first=data.get("start"), last=data.get("end"), client=client)
+    params = {"range": r.key}
+    if r.key == "custom":
+        params.update(start=r.first_day.isoformat(), end=r.last_day.isoformat())
+    if client:
+        params["client"] = client
+    refresh = data.get("refresh") or 0
+    if refresh:
+        params["refresh"] = str(refresh)
+    return Filters(r, refresh, params, form)
+
+
 # --- views -------------------------------------------------------------------------------------
-
-def _range_key(request: HttpRequest) -> str:
-    key = request.GET.get("range") or request.POST.get("range") or selectors.DEFAULT_RANGE
-    return key if key in selectors.RANGE_DAYS else selectors.DEFAULT_RANGE
-
 
 @staff_member_required
 @require_GET
 def overview(request: HttpRequest) -> HttpResponse:
-    data = selectors.dashboard_data(_range_key(request))
+    filters = read_filters(request.GET)
+    data = selectors.dashboard_data(filters.range)
     bucket = data.range.bucket
+    unfiltered = filters.range if filters.range.client is None else replace(filters.range, client=None)
     context = {
+        **admin.site.each_context(request),
+        "is_nav_sidebar_enabled": False,  # the dashboard wants the width; the header links the rest
+        "title": "Usage dashboard",
         "data": data,
-        "ranges": RANGE_CHOICES,
-        "range_key": data.range.key,
-        "health": services.usage_health(),
+        "filters": filters,
+        "presets": [(label, filters.url(range=key), key == data.range.key) for key, label in RANGE_CHOICES],
+        "refresh_links": [(label, filters.url(refresh=seconds or None), seconds == filters.refresh)
+                          for seconds, label in REFRESH_CHOICES],
+        "clients": [c.client for c in selectors.range_clients(unfiltered)] if filters.range.client else
+                   [c.client for c in data.clients],
+        "cards": summary_cards(data, services.usage_health()),
         "requests_chart": requests_chart(data.series, bucket),
         "latency_chart": latency_chart(data.series, bucket),
-        "strategy_chart": hbar_chart("Strategy mix", (
-            (s.label, s.count, f"{s.count} · {_percent(s.share)}") for s in data.strategies)),
-        "tools_chart": hbar_chart("Top tools (offered)", ((t.tool, t.offered, str(t.offered)) for t in data.top_tools)),
-        "categories_chart": hbar_chart("Top categories", ((name, n, str(n)) for name, n in data.top_categories)),
-        "saved_share": _percent(data.totals.saved_share),
-        "hit_rate": _percent(data.feedback.hit_rate),
-        "success_rate": _percent(data.feedback.success_rate),
+        "strategy_chart": hbar_chart("Strategy mix (strategy used)", (
+            (s.label, s.count, f"{s.count:,} · {_percent(s.share)}") for s in data.strategies)),
+        "tools_chart": hbar_chart("Top tools (offered by ranking)",
+                                  ((t.tool, t.offered, f"{t.offered:,}") for t in data.top_tools)),
+        "categories_chart": hbar_chart("Top categories (of ranked tools)",
+                                       ((name, n, f"{n:,}") for name, n in data.top_categories)),
+        "top_tools": _tool_rows(data, data.top_tools),
+        "core_tools": _tool_rows(data, data.core_tools),
+        "missed_tools": _tool_rows(data, data.missed_tools),
+        "never_used": _tool_rows(data, data.never_used),
+        "never_offered": [ToolRow(name, _admin_url(data, name)) for name in data.never_offered],
         "tool_names": selectors.tool_names(),
+        "back": urlencode(filters.params),
+        "without_client": filters.url(client=None),
+        "retention_days": settings.USAGE_RETENTION_DAYS,
     }
     return render(request, "dashboard/overview.html", context)
 
@@ -239,11 +382,16 @@ def _csv_lines(r: selectors.UsageRange) -> Iterator[str]:
 @staff_member_required
 @require_GET
 def export_csv(request: HttpRequest) -> StreamingHttpResponse:
-    r = selectors.resolve_range(_range_key(request))
+    r = read_filters(request.GET).range
     response = StreamingHttpResponse(_csv_lines(r), content_type="text/csv; charset=utf-8")
     filename = f"toolrouter-usage-{r.key}-{date.today().isoformat()}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+# --- curation: add a query to a tool, or dismiss it ---------------------------------------------
+
+CURATION = "curation"  # the messages' tag: shown in the curation panel, where the operator is
 
 
 class CurationForm(forms.Form):
@@ -251,17 +399,44 @@ class CurationForm(forms.Form):
     tool = forms.CharField(max_length=128)
 
 
+class DismissForm(forms.Form):
+    query_hash = forms.CharField(max_length=64)
+    query = forms.CharField(max_length=4000, required=False)
+
+
+def _back_to_curation(request: HttpRequest) -> HttpResponse:
+    """To the view the operator came from (same range, client...), at the curation panel."""
+    filters = read_filters(QueryDict(request.POST.get("back", "")))
+    return redirect(f"{filters.url()}#curation")
+
+
 @staff_member_required
 @require_POST
 def add_curation_query(request: HttpRequest) -> HttpResponse:
     form = CurationForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Pick a tool for the query.")
+        messages.error(request, "Pick a tool for the query.", extra_tags=CURATION)
     else:
         try:
             added = services.add_learned_query(form.cleaned_data["tool"], form.cleaned_data["query"])
         except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+            messages.error(request, " ".join(exc.messages), extra_tags=CURATION)
         else:
-            messages.success(request, f"Added “{added.text}” as a hypothetical query of {added.tool.name}.")
-    return redirect(f"{reverse('dashboard:overview')}?range={_range_key(request)}#curation")
+            messages.success(request, f"Added “{added.text}” as a hypothetical query of {added.tool.name}; "
+                                      "it takes part in routing once embedded.", extra_tags=CURATION)
+    return _back_to_curation(request)
+
+
+@staff_member_required
+@require_POST
+def dismiss_curation_query(request: HttpRequest) -> HttpResponse:
+    form = DismissForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Nothing to dismiss.", extra_tags=CURATION)
+    else:
+        dismissed = services.dismiss_query(form.cleaned_data["query_hash"], form.cleaned_data["query"] or None,
+                                           by=request.user.get_username())
+        messages.success(request, f"Dismissed “{dismissed}”: it no longer shows here "
+                                  "(Usage analytics › Dismissed queries in the admin brings it back).",
+                         extra_tags=CURATION)
+    return _back_to_curation(request)

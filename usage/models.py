@@ -19,10 +19,11 @@ class Endpoint(models.TextChoices):
 
 
 class StrategyClass(models.TextChoices):
-    """What the dashboard's strategy mix groups the engine's strategy names into."""
+    """What the dashboard's strategy mix groups the engine's strategy names into. The labels are
+    the API's strategy names (`strategy.used`); the stored values predate them."""
 
-    FAST = "fast", "fast path"
-    SEMANTIC = "semantic", "semantic"
+    FAST = "fast", "bm25"
+    SEMANTIC = "semantic", "vector"
     HYBRID = "hybrid", "hybrid"
     HIERARCHICAL = "hierarchical", "hierarchical"
     FALLBACK = "fallback", "fallback"
@@ -55,6 +56,8 @@ class RequestLog(models.Model):
         indexes = [
             # Every dashboard read and the pruning are time-range scans.
             models.Index(fields=["created_at"], name="requestlog_created_at"),
+            # The dashboard's client filter reads one client's raw rows (the rollups have no client dimension).
+            models.Index(fields=["client", "created_at"], name="requestlog_client_created_at"),
         ]
 
     def __str__(self) -> str:
@@ -181,6 +184,8 @@ class DailyQueryMiss(models.Model):
     count = models.IntegerField(default=0)
     no_results = models.IntegerField(default=0)
     best_confidence = models.FloatField(null=True, blank=True)
+    clients = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    strategies = ArrayField(models.CharField(max_length=64), default=list, blank=True)
 
     class Meta:
         db_table = "routing_dailyquerymiss"
@@ -188,3 +193,23 @@ class DailyQueryMiss(models.Model):
 
     def __str__(self) -> str:
         return f"miss {self.query_hash[:12]} on {self.day}"
+
+
+class DismissedQuery(models.Model):
+    """A query an operator took off the dashboard's curation list (junk, a test, a formula).
+
+    Keyed by the query's hash, so it stays dismissed under every storage policy; deleting the
+    row (admin: Usage analytics > Dismissed queries) puts it back on the list.
+    """
+
+    query_hash = models.CharField(max_length=64, unique=True)
+    query = models.TextField(null=True, blank=True)
+    dismissed_by = models.CharField(max_length=150, blank=True)
+    dismissed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-dismissed_at"]
+        verbose_name_plural = "dismissed queries"
+
+    def __str__(self) -> str:
+        return self.query or f"query {self.query_hash[:12]}"

@@ -22,8 +22,10 @@ from toolcatalog.models import HypotheticalQuery, Tool
 from .models import (
     DailyCategoryUsage,
     DailyClientUsage,
+    DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
+    DismissedQuery,
     Feedback,
     RequestLog,
     StrategyClass,
@@ -186,7 +188,8 @@ class QueryMiss:
     count: int
     no_results: int
     best_confidence: float | None
-    added_to: list[str] = field(default_factory=list)  # tools that already have it as a hypothetical query
+    clients: list[str] = field(default_factory=list)  # who asked it (API key names), at most CONTEXT_NAMES a day
+    strategies: list[str] = field(default_factory=list)  # the strategies that answered it
 
 
 @dataclass
@@ -199,6 +202,8 @@ class SeriesPoint:
 
 
 # --- raw windows -------------------------------------------------------------------------------
+# Each reads raw rows of [start, end), of one client when `client` is given (the dashboard's
+# client filter); the rollup job calls them without one.
 
 def _fetchall(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
@@ -206,8 +211,30 @@ def _fetchall(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
-def window_totals(start: datetime, end: datetime) -> Totals:
+def _log_window(start: datetime, end: datetime, client: str | None, alias: str = "") -> tuple[str, list]:
+    """The WHERE condition (and its parameters) of a time window of the request log."""
+    column = f"{alias}." if alias else ""
+    sql = f"{column}created_at >= %s AND {column}created_at < %s"
+    params: list[object] = [start, end]
+    if client is not None:
+        sql += f" AND {column}client = %s"
+        params.append(client)
+    return sql, params
+
+
+def _feedback_window(start: datetime, end: datetime, client: str | None) -> tuple[str, list]:
+    """Feedback rows carry no client name: a client's are those whose request it made."""
+    sql = "f.created_at >= %s AND f.created_at < %s"
+    params: list[object] = [start, end]
+    if client is not None:
+        sql += f" AND EXISTS (SELECT 1 FROM {LOG_TABLE} l WHERE l.request_id = f.request_id AND l.client = %s)"
+        params.append(client)
+    return sql, params
+
+
+def window_totals(start: datetime, end: datetime, client: str | None = None) -> Totals:
     strategy_counts = ", ".join(f"count(*) FILTER (WHERE strategy_class = '{name}')" for name in STRATEGY_CLASSES)
+    where, params = _log_window(start, end, client)
     row = _fetchall(
         f"""SELECT count(*), count(*) FILTER (WHERE endpoint = 'route'),
                    count(*) FILTER (WHERE endpoint = 'tool_search'), count(*) FILTER (WHERE endpoint = 'filter'),
@@ -219,14 +246,14 @@ def window_totals(start: datetime, end: datetime) -> Totals:
                    count(*) FILTER (WHERE confidence < %s),
                    count(*) FILTER (WHERE jsonb_array_length(results) = 0),
                    {strategy_counts}
-            FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s""",
-        [settings.USAGE_LOW_CONFIDENCE, start, end],
+            FROM {LOG_TABLE} WHERE {where}""",
+        [settings.USAGE_LOW_CONFIDENCE, *params],
     )[0]
     histogram = [0] * (len(LATENCY_BUCKETS_MS) + 1)
     for bucket, count in _fetchall(
         f"""SELECT width_bucket(latency_ms, %s::float8[]), count(*) FROM {LOG_TABLE}
-            WHERE created_at >= %s AND created_at < %s GROUP BY 1""",
-        [list(map(float, LATENCY_BUCKETS_MS)), start, end],
+            WHERE {where} GROUP BY 1""",
+        [list(map(float, LATENCY_BUCKETS_MS)), *params],
     ):
         histogram[bucket] = count
     return Totals(
@@ -238,56 +265,64 @@ def window_totals(start: datetime, end: datetime) -> Totals:
     )
 
 
-def window_feedback_totals(start: datetime, end: datetime) -> FeedbackTotals:
+def window_feedback_totals(start: datetime, end: datetime, client: str | None = None) -> FeedbackTotals:
+    where, params = _feedback_window(start, end, client)
     row = _fetchall(
-        """SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
+        f"""SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
                   coalesce(sum(cardinality(used_tools)), 0), coalesce(sum(cardinality(offered_and_used)), 0),
                   coalesce(sum(cardinality(missed)), 0)
-           FROM routing_feedback WHERE created_at >= %s AND created_at < %s""",
-        [start, end],
+           FROM routing_feedback f WHERE {where}""",
+        params,
     )[0]
     return FeedbackTotals(*map(int, row))
 
 
-def window_tools(start: datetime, end: datetime) -> list[ToolUsage]:
+def window_tools(start: datetime, end: datetime, client: str | None = None) -> list[ToolUsage]:
     tools: dict[str, ToolUsage] = {}
+    where, params = _log_window(start, end, client, alias="l")
     for name, count in _fetchall(
         f"""SELECT r->>'name', count(*) FROM {LOG_TABLE} l, jsonb_array_elements(l.results) r
-            WHERE l.created_at >= %s AND l.created_at < %s GROUP BY 1""",
-        [start, end],
+            WHERE {where} GROUP BY 1""",
+        params,
     ):
         tools.setdefault(name, ToolUsage(name)).offered = count
+    feedback_where, feedback_params = _feedback_window(start, end, client)
     for column, attribute in (("offered_and_used", "used"), ("offered_unused", "unused"), ("missed", "missed")):
         for name, count in _fetchall(
             f"""SELECT t, count(*) FROM routing_feedback f, unnest(f.{column}) t
-                WHERE f.created_at >= %s AND f.created_at < %s GROUP BY 1""",
-            [start, end],
+                WHERE {feedback_where} GROUP BY 1""",
+            feedback_params,
         ):
             setattr(tools.setdefault(name, ToolUsage(name)), attribute, count)
     return list(tools.values())
 
 
-def window_clients(start: datetime, end: datetime) -> list[ClientUsage]:
+def window_clients(start: datetime, end: datetime, client: str | None = None) -> list[ClientUsage]:
+    where, params = _log_window(start, end, client)
     return [
-        ClientUsage(client, requests, float(latency), int(saved), int(catalog), fallback)
-        for client, requests, latency, saved, catalog, fallback in _fetchall(
+        ClientUsage(name, requests, float(latency), int(saved), int(catalog), fallback)
+        for name, requests, latency, saved, catalog, fallback in _fetchall(
             f"""SELECT client, count(*), sum(latency_ms), sum(tokens_saved), sum(tokens_catalog),
                        count(*) FILTER (WHERE fallback)
-                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s GROUP BY client""",
-            [start, end],
+                FROM {LOG_TABLE} WHERE {where} GROUP BY client""",
+            params,
         )
     ]
 
 
-def window_categories(start: datetime, end: datetime) -> list[tuple[str, int]]:
+def window_categories(start: datetime, end: datetime, client: str | None = None) -> list[tuple[str, int]]:
+    where, params = _log_window(start, end, client, alias="l")
     return _fetchall(
         f"""SELECT c, count(*) FROM {LOG_TABLE} l, unnest(l.categories) c
-            WHERE l.created_at >= %s AND l.created_at < %s GROUP BY 1""",
-        [start, end],
+            WHERE {where} GROUP BY 1""",
+        params,
     )
 
 
+# usage.services.query_hash in SQL (lower() for casefold()): hypothetical queries match the log by hash.
+_SQL_QUERY_HASH = "encode(sha256(convert_to(lower(btrim(regexp_replace({text}, '\\s+', ' ', 'g'))), 'UTF8')), 'hex')"
 _MISS_CONDITION = "query_hash <> '' AND (jsonb_array_length(results) = 0 OR confidence < %s)"
+CONTEXT_NAMES = 10  # clients and strategies kept per missed query and day
 
 
 def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
@@ -295,7 +330,8 @@ def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
         QueryMiss(*row)
         for row in _fetchall(
             f"""SELECT query_hash, max(query), count(*), count(*) FILTER (WHERE jsonb_array_length(results) = 0),
-                       max(confidence)
+                       max(confidence), (array_agg(DISTINCT client))[1:{CONTEXT_NAMES}],
+                       (array_agg(DISTINCT strategy))[1:{CONTEXT_NAMES}]
                 FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s AND {_MISS_CONDITION}
                 GROUP BY query_hash""",
             [start, end, settings.USAGE_LOW_CONFIDENCE],
@@ -303,16 +339,17 @@ def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
     ]
 
 
-def window_series(start: datetime, end: datetime, bucket: str) -> list[SeriesPoint]:
+def window_series(start: datetime, end: datetime, bucket: str, client: str | None = None) -> list[SeriesPoint]:
     assert bucket in ("hour", "day")  # interpolated into SQL below
+    where, params = _log_window(start, end, client)
     return [
         SeriesPoint(row[0], row[1], row[2], row[3], tokens_saved=int(row[4]))
         for row in _fetchall(
             f"""SELECT date_trunc('{bucket}', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*),
                        percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
                        percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), coalesce(sum(tokens_saved), 0)
-                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s GROUP BY 1 ORDER BY 1""",
-            [start, end],
+                FROM {LOG_TABLE} WHERE {where} GROUP BY 1 ORDER BY 1""",
+            params,
         )
     ]
 
@@ -321,31 +358,56 @@ def window_series(start: datetime, end: datetime, bucket: str) -> list[SeriesPoi
 
 @dataclass(frozen=True)
 class UsageRange:
-    key: str
+    key: str  # "24h", "7d", "30d" or "custom"
     start: datetime
     end: datetime
     bucket: str  # "hour" or "day": one chart point each
     rollup_days: tuple[date, date] | None  # inclusive, read from the rollups
     raw_start: datetime  # raw rows from here to `end`
+    client: str | None = None  # only this client's requests (read from raw rows only)
+
+    @property
+    def first_day(self) -> date:
+        return self.start.astimezone(UTC).date()
+
+    @property
+    def last_day(self) -> date:
+        return (self.end - timedelta(microseconds=1)).astimezone(UTC).date()
 
 
-def resolve_range(key: str, now: datetime | None = None) -> UsageRange:
-    key = key if key in RANGE_DAYS else DEFAULT_RANGE
+def resolve_range(key: str, now: datetime | None = None, *, first: date | None = None, last: date | None = None,
+                  client: str | None = None) -> UsageRange:
+    """A preset range ("24h", "7d", "30d"), or with key "custom" the UTC days `first` to `last`.
+
+    With a `client`, everything is read from the raw log: the rollups do not keep per-client
+    tools, categories or feedback, so such a view reaches back USAGE_RETENTION_DAYS at most.
+    """
     now = now or timezone.now()
-    if key == "24h":
-        start = now - timedelta(hours=24)
-        return UsageRange(key, start, now, "hour", None, start)
     today = now.astimezone(UTC).date()
-    first = today - timedelta(days=RANGE_DAYS[key] - 1)
-    last_rolled = DailyUsage.objects.filter(day__gte=first, day__lt=today).aggregate(last=Max("day"))["last"]
+    if key == "custom" and first is not None and last is not None:
+        last = min(last, today)
+        first = min(first, last)
+        end = now if last == today else _utc_day_start(last + timedelta(days=1))
+    else:
+        key = key if key in RANGE_DAYS else DEFAULT_RANGE
+        if key == "24h":
+            start = now - timedelta(hours=24)
+            return UsageRange(key, start, now, "hour", None, start, client)
+        first, end = today - timedelta(days=RANGE_DAYS[key] - 1), now
+    start = _utc_day_start(first)
+    last_rolled = None
+    if client is None:
+        # Rollups hold finished days only: those of the range before `end` and before today.
+        before = min(end, _utc_day_start(today)).astimezone(UTC).date()
+        last_rolled = DailyUsage.objects.filter(day__gte=first, day__lt=before).aggregate(last=Max("day"))["last"]
     if last_rolled is None:
-        return UsageRange(key, _utc_day_start(first), now, "day", None, _utc_day_start(first))
-    return UsageRange(key, _utc_day_start(first), now, "day", (first, last_rolled),
-                      _utc_day_start(last_rolled + timedelta(days=1)))
+        return UsageRange(key, start, end, "day", None, start, client)
+    return UsageRange(key, start, end, "day", (first, last_rolled),
+                      min(_utc_day_start(last_rolled + timedelta(days=1)), end), client)
 
 
 def range_totals(r: UsageRange) -> Totals:
-    raw = window_totals(r.raw_start, r.end)
+    raw = window_totals(r.raw_start, r.end, r.client)
     if r.rollup_days is None:
         return raw
     rows: list[dict[str, Any]] = [dict(row) for row in DailyUsage.objects.filter(day__range=r.rollup_days).values()]
@@ -362,7 +424,7 @@ def range_totals(r: UsageRange) -> Totals:
 
 
 def range_feedback(r: UsageRange) -> FeedbackTotals:
-    raw = window_feedback_totals(r.raw_start, r.end)
+    raw = window_feedback_totals(r.raw_start, r.end, r.client)
     if r.rollup_days is None:
         return raw
     names = list(asdict(FeedbackTotals()))
@@ -372,7 +434,7 @@ def range_feedback(r: UsageRange) -> FeedbackTotals:
 
 def range_series(r: UsageRange) -> list[SeriesPoint]:
     """One point per hour (24 h) or day, zero-filled so that the time axis has no gaps."""
-    points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket)}
+    points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket, r.client)}
     if r.rollup_days is not None:
         for row in DailyUsage.objects.filter(day__range=r.rollup_days):
             start = _utc_day_start(row.day)
@@ -389,7 +451,7 @@ def range_series(r: UsageRange) -> list[SeriesPoint]:
 
 
 def range_tools(r: UsageRange) -> list[ToolUsage]:
-    tools = {t.tool: t for t in window_tools(r.raw_start, r.end)}
+    tools = {t.tool: t for t in window_tools(r.raw_start, r.end, r.client)}
     if r.rollup_days is not None:
         for row in (DailyToolUsage.objects.filter(day__range=r.rollup_days).values("tool")
                     .annotate(offered=Sum("offered"), used=Sum("used"), unused=Sum("unused"), missed=Sum("missed"))):
@@ -400,7 +462,7 @@ def range_tools(r: UsageRange) -> list[ToolUsage]:
 
 
 def range_clients(r: UsageRange) -> list[ClientUsage]:
-    clients = {c.client: c for c in window_clients(r.raw_start, r.end)}
+    clients = {c.client: c for c in window_clients(r.raw_start, r.end, r.client)}
     if r.rollup_days is not None:
         for row in (DailyClientUsage.objects.filter(day__range=r.rollup_days).values("client")
                     .annotate(requests=Sum("requests"), latency_sum_ms=Sum("latency_sum_ms"),
@@ -412,18 +474,21 @@ def range_clients(r: UsageRange) -> list[ClientUsage]:
     return sorted(clients.values(), key=lambda c: (-c.requests, c.client))
 
 
-def range_categories(r: UsageRange, limit: int = 12) -> list[tuple[str, int]]:
-    counts = dict(window_categories(r.raw_start, r.end))
+def range_categories(r: UsageRange) -> list[tuple[str, int]]:
+    counts = dict(window_categories(r.raw_start, r.end, r.client))
     if r.rollup_days is not None:
         for row in (DailyCategoryUsage.objects.filter(day__range=r.rollup_days).values("category")
                     .annotate(requests=Sum("requests"))):
             counts[row["category"]] = counts.get(row["category"], 0) + row["requests"]
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def curation_list(r: UsageRange, limit: int = 25) -> list[QueryMiss]:
-    """Queries that found nothing or only low-confidence tools, most frequent first."""
-    rollup_part, params = "", [r.raw_start, r.end, settings.USAGE_LOW_CONFIDENCE]
+    """Queries that found nothing or only low-confidence tools, most frequent first; without
+    those an operator dismissed or already added as a hypothetical query of some tool."""
+    raw_where, params = _log_window(r.raw_start, r.end, r.client)
+    params.append(settings.USAGE_LOW_CONFIDENCE)
+    rollup_part = ""
     if r.rollup_days is not None:
         rollup_part = """UNION ALL SELECT query_hash, query, count, no_results, best_confidence
                          FROM routing_dailyquerymiss WHERE day BETWEEN %s AND %s"""
@@ -431,27 +496,49 @@ def curation_list(r: UsageRange, limit: int = 25) -> list[QueryMiss]:
     misses = [
         QueryMiss(*row)
         for row in _fetchall(
-            f"""SELECT query_hash, max(query), sum(count)::int, sum(no_results)::int, max(best_confidence)
-                FROM (SELECT query_hash, query, 1 AS count,
-                             CASE WHEN jsonb_array_length(results) = 0 THEN 1 ELSE 0 END AS no_results,
-                             confidence AS best_confidence
-                      FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s AND {_MISS_CONDITION}
-                      {rollup_part}) misses
-                GROUP BY query_hash ORDER BY 3 DESC, 2 LIMIT %s""",
+            f"""WITH grouped AS (
+                  SELECT query_hash, max(query) AS query, sum(count)::int AS count,
+                         sum(no_results)::int AS no_results, max(best_confidence) AS best_confidence
+                  FROM (SELECT query_hash, query, 1 AS count,
+                               CASE WHEN jsonb_array_length(results) = 0 THEN 1 ELSE 0 END AS no_results,
+                               confidence AS best_confidence
+                        FROM {LOG_TABLE} WHERE {raw_where} AND {_MISS_CONDITION}
+                        {rollup_part}) misses
+                  GROUP BY query_hash)
+                SELECT g.query_hash, g.query, g.count, g.no_results, g.best_confidence FROM grouped g
+                WHERE g.query_hash NOT IN (SELECT query_hash FROM {DismissedQuery._meta.db_table})
+                  AND g.query_hash NOT IN (SELECT {_SQL_QUERY_HASH.format(text="h.text")}
+                                           FROM {HypotheticalQuery._meta.db_table} h)
+                ORDER BY 3 DESC, 2 LIMIT %s""",
             params + [limit],
         )
     ]
-    _mark_already_added(misses)
+    _add_context(misses, r)
     return misses
 
 
-def _mark_already_added(misses: list[QueryMiss]) -> None:
-    texts = {m.query for m in misses if m.query}
-    added: dict[str, list[str]] = {}
-    for text, tool in HypotheticalQuery.objects.filter(text__in=texts).values_list("text", "tool__name"):
-        added.setdefault(text, []).append(tool)
+def _add_context(misses: list[QueryMiss], r: UsageRange) -> None:
+    """Who asked each listed query and which strategies answered it."""
+    hashes = [m.query_hash for m in misses]
+    if not hashes:
+        return
+    clients: dict[str, set[str]] = {h: set() for h in hashes}
+    strategies: dict[str, set[str]] = {h: set() for h in hashes}
+    raw_where, params = _log_window(r.raw_start, r.end, r.client)
+    rows = _fetchall(
+        f"""SELECT query_hash, array_agg(DISTINCT client), array_agg(DISTINCT strategy) FROM {LOG_TABLE}
+            WHERE {raw_where} AND query_hash = ANY(%s) GROUP BY 1""",
+        params + [hashes],
+    )
+    if r.rollup_days is not None:
+        rows += list(DailyQueryMiss.objects.filter(day__range=r.rollup_days, query_hash__in=hashes)
+                     .values_list("query_hash", "clients", "strategies"))
+    for query_hash, names, used in rows:
+        clients[query_hash].update(names or ())
+        strategies[query_hash].update(used or ())
     for miss in misses:
-        miss.added_to = sorted(added.get(miss.query or "", []))
+        miss.clients = sorted(clients[miss.query_hash])
+        miss.strategies = sorted(s for s in strategies[miss.query_hash] if s)
 
 
 def tool_names() -> list[str]:
@@ -475,32 +562,52 @@ class DashboardData:
     feedback: FeedbackTotals
     series: list[SeriesPoint]
     strategies: list[StrategyShare]
-    top_tools: list[ToolUsage]
+    top_tools: list[ToolUsage]  # ranked tools, most offered first (core tools are apart)
+    core_tools: list[ToolUsage]  # always offered, whatever the query
     missed_tools: list[ToolUsage]
+    never_offered: list[str]  # enabled tools no request of the range was offered (the first `list_limit`)
+    never_offered_total: int
+    never_used: list[ToolUsage]  # offered, but no feedback says an agent called them
     top_categories: list[tuple[str, int]]
     clients: list[ClientUsage]
     curation: list[QueryMiss]
+    tool_ids: dict[str, int] = field(default_factory=dict)  # admin links of the tools shown
 
 
-def dashboard_data(range_key: str, now: datetime | None = None) -> DashboardData:
-    r = resolve_range(range_key, now)
+def dashboard_data(range_or_key: UsageRange | str, now: datetime | None = None, *,
+                   top: int = 15, list_limit: int = 50) -> DashboardData:
+    r = range_or_key if isinstance(range_or_key, UsageRange) else resolve_range(range_or_key, now)
     totals = range_totals(r)
+    feedback = range_feedback(r)
     tools = range_tools(r)
+    core_names = set(Tool.objects.filter(core=True).values_list("name", flat=True))
+    offered = [t.tool for t in tools if t.offered]
+    ranked = [t for t in tools if t.tool not in core_names and t.offered]
+    unoffered = Tool.objects.filter(enabled=True).exclude(name__in=offered)
     labels = dict(StrategyClass.choices)
-    return DashboardData(
+    data = DashboardData(
         range=r,
         totals=totals,
-        feedback=range_feedback(r),
+        feedback=feedback,
         series=range_series(r),
         strategies=[StrategyShare(name, labels[name], totals.strategies[name],
                                   _share(totals.strategies[name], totals.requests))
                     for name in STRATEGY_CLASSES],
-        top_tools=sorted(tools, key=lambda t: (-t.offered, t.tool))[:15],
+        top_tools=sorted(ranked, key=lambda t: (-t.offered, t.tool))[:top],
+        core_tools=sorted((t for t in tools if t.tool in core_names), key=lambda t: (-t.offered, t.tool)),
         missed_tools=sorted((t for t in tools if t.missed), key=lambda t: (-t.missed, t.tool))[:10],
-        top_categories=range_categories(r),
+        never_offered=list(unoffered.order_by("name").values_list("name", flat=True)[:list_limit]),
+        never_offered_total=unoffered.count(),
+        never_used=sorted((t for t in ranked if not t.used and feedback.feedback),
+                          key=lambda t: (-t.offered, t.tool))[:list_limit],
+        top_categories=range_categories(r)[:12],
         clients=range_clients(r),
         curation=curation_list(r),
     )
+    shown = {t.tool for t in [*data.top_tools, *data.core_tools, *data.missed_tools, *data.never_used]}
+    shown.update(data.never_offered)
+    data.tool_ids = dict(Tool.objects.filter(name__in=shown).values_list("name", "pk"))
+    return data
 
 
 # --- CSV export --------------------------------------------------------------------------------
@@ -511,9 +618,11 @@ EXPORT_COLUMNS = ("created_at", "request_id", "client", "toolset", "endpoint", "
 
 
 def export_rows(r: UsageRange) -> Iterator[tuple]:
-    """Raw rows of the range, oldest first, read with a server-side cursor (months do not fit in memory)."""
-    return (RequestLog.objects.filter(created_at__gte=r.start, created_at__lt=r.end)
-            .order_by("created_at", "id").values_list(*EXPORT_COLUMNS).iterator(chunk_size=2000))
+    """Raw rows of the range (and client), oldest first, read with a server-side cursor (months do not fit in memory)."""
+    rows = RequestLog.objects.filter(created_at__gte=r.start, created_at__lt=r.end)
+    if r.client is not None:
+        rows = rows.filter(client=r.client)
+    return rows.order_by("created_at", "id").values_list(*EXPORT_COLUMNS).iterator(chunk_size=2000)
 
 
 def confirmed_queries(limit: int = 2000) -> list[tuple[str, str]]:

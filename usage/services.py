@@ -37,6 +37,7 @@ from .models import (
     DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
+    DismissedQuery,
     Feedback,
     RequestLog,
     StrategyClass,
@@ -448,6 +449,15 @@ def add_learned_query(tool_name: str, text: str) -> HypotheticalQuery:
     return save_validated(HypotheticalQuery(tool=tool, text=text, source=QuerySource.LEARNED))
 
 
+def dismiss_query(query_hash: str, query: str | None, by: str) -> DismissedQuery:
+    """Take a query off the curation list for good (junk, a test, a formula)."""
+    if not query_hash or len(query_hash) > 64:
+        raise ValidationError({"query_hash": "Nothing to dismiss: the query's hash is missing."})
+    dismissed, _ = DismissedQuery.objects.get_or_create(query_hash=query_hash,
+                                                        defaults={"query": query or None, "dismissed_by": by})
+    return dismissed
+
+
 # --- rollups and retention ---------------------------------------------------------------------
 
 def day_start(day: date) -> datetime:
@@ -508,7 +518,8 @@ def roll_up_day(day: date) -> None:
         )
         DailyQueryMiss.objects.bulk_create(
             (DailyQueryMiss(day=day, query_hash=m.query_hash, query=m.query, count=m.count,
-                            no_results=m.no_results, best_confidence=m.best_confidence)
+                            no_results=m.no_results, best_confidence=m.best_confidence,
+                            clients=m.clients, strategies=m.strategies)
              for m in selectors.window_misses(start, end)),
             batch_size=INSERT_BATCH,
         )

@@ -9,4 +9,5 @@ urlpatterns = [
     path("", dashboard.overview, name="overview"),
     path("export.csv", dashboard.export_csv, name="export_csv"),
     path("curation/add", dashboard.add_curation_query, name="add_curation_query"),
+    path("curation/dismiss", dashboard.dismiss_curation_query, name="dismiss_curation_query"),
 ]

@@ -1,5 +1,7 @@
 """The admin's import page: upload or paste, preview (a dry run), import; and the export downloads."""
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,35 @@ def test_export_downloads(admin_client_logged_in, fmt) -> None:
     response = admin_client_logged_in.get("/admin/catalog-export/", {"format": fmt})
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
     assert json.loads(response.content)
+
+
+def test_an_upload_survives_the_preview_and_imports_into_the_chosen_category(admin_client_logged_in) -> None:
+    from toolcatalog.models import Category
+
+    weather = Category.objects.create(name="weather")
+    with open(FILES / "openai-tools.json", "rb") as upload:
+        preview = admin_client_logged_in.post("/admin/catalog-import/", {"file": upload, "action": "preview",
+                                                                         "category": "weather"})
+    page = preview.content.decode()
+    assert "Using the uploaded file <strong>openai-tools.json</strong>" in page
+    kept = re.search(r'<input type="hidden" name="uploaded_text" value="([^"]*)"', page)
+    assert kept and json.loads(html.unescape(kept.group(1))) == json.loads((FILES / "openai-tools.json").read_text())
+    assert '<option value="weather" selected>' in page
+    assert '<textarea name="text"' in page and "tools" not in page[page.index('<textarea name="text"'):].split("</textarea>")[0]
+    # "Import" sends the page back as it is: the upload from the hidden field, no second upload.
+    imported = admin_client_logged_in.post("/admin/catalog-import/", {
+        "action": "import", "category": "weather", "uploaded_text": html.unescape(kept.group(1)),
+        "uploaded_name": "openai-tools.json"}).content.decode()
+    assert "Imported" in imported
+    assert Tool.objects.exists() and not Tool.objects.exclude(category=weather).exists()
+    tool = Tool.objects.order_by("name").first()
+    assert re.search(rf'<tr class="created"><td>created</td><td>tool</td>\s*<td class="name">'
+                     rf'<a href="/admin/toolcatalog/tool/{tool.pk}/change/">{tool.name}</a>', imported)
+
+
+def test_category_rows_name_their_kind(admin_client_logged_in) -> None:
+    text = (FILES / "toolcatalog-v1.json").read_text()
+    page = admin_client_logged_in.post("/admin/catalog-import/", {"text": text, "action": "import"}).content.decode()
+    rows = re.findall(r'<tr class="created"><td>created</td><td>(\w+)</td>', page)
+    assert "category" in rows and "tool" in rows and "" not in rows
+    assert 'class="button default"' in page and 'class="button"' in page

@@ -1,19 +1,17 @@
-"""The dashboard in headless Chromium (Debian's package), driven by Playwright, logged in as staff."""
-from pathlib import Path
-
+"""The dashboard in headless Chromium (Debian's package), driven by Playwright, logged in as staff:
+light and dark, markup in queries shown as text, and the curation list's Add and Dismiss."""
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect
 
 from api.services import create_api_key
+from tests.support.browser import PageProblems, chromium, log_in
 from tests.support.worker import ARTIFACTS
 from toolcatalog.models import HypotheticalQuery, Tool
 from usage import services as usage
+from usage.models import DismissedQuery
 
 from .records import make_record
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 MARKUP = "<img src=x onerror=alert(1)>"
 
 
@@ -29,62 +27,48 @@ def usage_data(django_user_model) -> None:
                                          strategy=strategies[i % 5], fallback=i % 9 == 0, latency_ms=2 + i % 7))
     usage.record_request(make_record(request_id="xss", api_key_id=key.pk, client=key.name, query=MARKUP,
                                      results=[], confidence=None))
+    usage.record_request(make_record(request_id="junk", api_key_id=key.pk, client=key.name, query="=1+1",
+                                     results=[], confidence=None))
     usage.drain_request_buffer()
     usage.record_feedback(request_id="b-1", used_tools=["play_music", "get_weather"], success=True, api_key_id=key.pk)
 
 
-def _note_console_error(msg, problems: list[str]) -> None:
-    # Django's admin login page has no favicon link, so Chromium asks for /favicon.ico; not ours.
-    if msg.type == "error" and not msg.location.get("url", "").endswith("/favicon.ico"):
-        problems.append(f"{msg.text} at {msg.location}")
-
-
-def _log_in(page, base_url: str) -> None:
-    page.goto(f"{base_url}/admin/login/?next=/dashboard/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", "pw-for-tests-only")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base_url}/dashboard/")
-
-
 @pytest.mark.usefixtures("usage_data")
 def test_dashboard_in_headless_chromium(live_server) -> None:
-    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            for scheme in ("light", "dark"):
-                context = browser.new_context(color_scheme=scheme, viewport={"width": 1440, "height": 900})
-                page = context.new_page()
-                page.on("console", lambda msg: _note_console_error(msg, problems))
-                page.on("pageerror", lambda exc: problems.append(str(exc)))
-                page.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
-                _log_in(page, live_server.url)
-
-                assert page.locator("svg.chart").count() == 5
-                assert page.locator("svg.chart rect.bar").count() > 10
-                assert page.locator("svg.chart polyline.line-p50").count() >= 1
-                assert page.inner_text("#total-requests") == "41"
-                cell = page.locator("#curation-table td.query").first
-                assert cell.inner_text() == MARKUP  # shown as text ...
-                assert page.locator("#curation-table img, main img").count() == 0  # ... not as an element
-                page.screenshot(path=str(ARTIFACTS / ("dashboard.png" if scheme == "light" else "dashboard-dark.png")),
-                                full_page=True)
-                context.close()
-
-            context = browser.new_context()
-            page = context.new_page()
-            _log_in(page, live_server.url)
-            page.click("a:text('7 days')")
-            page.wait_for_url("**/dashboard/?range=7d")
-            page.locator("#curation-table input[name=tool]").first.fill("get_weather")
-            page.locator("#curation-table button[type=submit]").first.click()
-            page.wait_for_selector(".message.success")
-            assert "get_weather" in page.inner_text(".message.success")
+    problems = PageProblems()
+    with chromium() as browser:
+        for scheme in ("light", "dark"):
+            context = browser.new_context(color_scheme=scheme, viewport={"width": 1440, "height": 900})
+            page = problems.watch(context.new_page())
+            log_in(page, live_server.url, "operator", then="/dashboard/")
+            assert page.locator("svg.chart").count() == 5
+            assert page.locator("svg.chart rect.bar").count() > 10
+            assert page.locator("svg.chart polyline.line-p50").count() >= 1
+            assert page.inner_text("#total-requests") == "42"
+            cell = page.locator("#curation-table td.query", has_text="img")
+            assert cell.inner_text() == MARKUP  # shown as text ...
+            assert page.locator("#curation-table img, #content img").count() == 0  # ... not as an element
+            page.screenshot(path=str(ARTIFACTS / ("dashboard.png" if scheme == "light" else "dashboard-dark.png")),
+                            full_page=True)
             context.close()
-        finally:
-            browser.close()
-    assert problems == []
+
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = problems.watch(context.new_page())
+        log_in(page, live_server.url, "operator", then="/dashboard/")
+        page.click("a:text('7 days')")
+        page.wait_for_url("**/dashboard/?range=7d")
+        row = page.locator("#curation-table tr", has_text="img")
+        row.locator("input[name=tool]").fill("get_weather")
+        row.locator("input[type=submit][value=Add]").click()
+        page.wait_for_url("**/dashboard/?range=7d#curation")
+        expect(page.locator("#curation .curation-messages .success")).to_contain_text("get_weather")
+        expect(page.locator("#curation .curation-messages .success")).to_be_in_viewport()  # where the operator is
+        expect(page.locator("#curation-table td.query", has_text="img")).to_have_count(0)
+        page.locator("#curation-table tr", has_text="=1+1").locator("input[value=Dismiss]").click()
+        expect(page.locator("#curation .curation-messages .success")).to_contain_text("Dismissed")
+        expect(page.locator("#curation-table td.query", has_text="=1+1")).to_have_count(0)
+        context.close()
+    assert problems.seen == []
     assert HypotheticalQuery.objects.filter(text=MARKUP, tool__name="get_weather", source="learned").exists()
+    assert DismissedQuery.objects.filter(query="=1+1").exists()

@@ -19,7 +19,9 @@ def test_route_and_tool_search_requests_are_logged(route_client) -> None:
     assert row.results[0]["rank"] == 1
     assert (row.tokens_selected, row.tokens_catalog, row.tokens_saved) == (
         answer["tokens"]["selected"], answer["tokens"]["catalog"], answer["tokens"]["saved"])
-    assert row.categories == answer["categories"]
+    ranked = [m for m in answer["matches"] if not m["core"]]
+    assert row.categories == list(dict.fromkeys(m["category"] for m in ranked if m["category"]))
+    assert "general" in answer["categories"] and "general" not in row.categories  # only core tools' category
     assert RequestLog.objects.get(request_id=searched["request_id"]).endpoint == "tool_search"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import NameMap
+from engine import NameMap, ToolEntry, render_tool
 
 from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format
 from .errors import InterchangeError
@@ -37,25 +37,15 @@ def catalog_name_map(catalog: dict[str, Any] | ParsedCatalog) -> NameMap:
     return NameMap(tool["name"] for tool in _as_parsed(catalog).tools)
 
 
-def _openai(catalog: ParsedCatalog, names: NameMap) -> list[dict[str, Any]]:
-    return [{"type": "function",
-             "function": {"name": names.external(t["name"]), "description": t["description"],
-                          "parameters": t["parameters"]}}
-            for t in catalog.tools]
-
-
-def _anthropic(catalog: ParsedCatalog, names: NameMap) -> list[dict[str, Any]]:
-    return [{"name": names.external(t["name"]), "description": t["description"],
-             "input_schema": t["parameters"]}
-            for t in catalog.tools]
-
-
-def _mcp_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    out = {"name": tool["name"], "description": tool["description"], "inputSchema": tool["parameters"]}
-    annotations = tags_to_annotations(tool.get("tags", []))
-    if annotations:
-        out["annotations"] = annotations
-    return out
+def export_tool(tool: dict[str, Any], fmt: str, names: NameMap) -> Any:
+    """One v1 tool entry as an OpenAI, Anthropic or MCP definition: the engine's rendering (what a
+    route answer holds), plus the annotations an MCP listing carries."""
+    entry = ToolEntry(name=tool["name"], description=tool["description"], category=tool.get("category"),
+                      parameters=tool["parameters"])
+    rendered = render_tool(entry, fmt, names.external(tool["name"], fmt))
+    if fmt == MCP and (annotations := tags_to_annotations(tool.get("tags", []))):
+        rendered["annotations"] = annotations
+    return rendered
 
 
 def export_catalog(catalog: dict[str, Any] | ParsedCatalog, format: str = V1) -> dict[str, Any] | list[Any]:
@@ -70,7 +60,6 @@ def export_catalog(catalog: dict[str, Any] | ParsedCatalog, format: str = V1) ->
     parsed = _as_parsed(catalog)
     if fmt == V1:
         return export_v1(parsed)
-    if fmt == MCP:
-        return {"tools": [_mcp_tool(t) for t in parsed.tools]}
     names = NameMap(t["name"] for t in parsed.tools)
-    return _openai(parsed, names) if fmt == OPENAI else _anthropic(parsed, names)
+    tools = [export_tool(t, fmt, names) for t in parsed.tools]
+    return {"tools": tools} if fmt == MCP else tools

@@ -8,7 +8,7 @@
 
 The names below are what callers use (`from toolcatalog import services`).
 """
-from .admin_actions import request_reembedding, set_enabled
+from .admin_actions import request_reembedding, set_category, set_enabled
 from .embedding_schedule import (
                                  EMBEDDED_MODELS,
                                  enqueue_embedding,
@@ -18,7 +18,7 @@ from .embedding_schedule import (
                                  stale_model_ids,
 )
 from .embedding_work import EmbedReport, embed_objects, record_embedding_error
-from .exporting import CatalogExportError, export
+from .exporting import CatalogExportError, export, tool_definitions
 from .importing import (
     CatalogImportError,
     ImportAbandoned,
@@ -43,5 +43,6 @@ __all__ = [
     "embed_objects",
     "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "mark_all_for_reembedding",
     "mark_curated_edits", "record_embedding_error", "request_reembedding", "requeue_stale_embeddings",
-    "save_and_schedule", "save_validated", "schedule_embedding", "set_enabled", "stale_model_ids",
+    "save_and_schedule", "save_validated", "schedule_embedding", "set_category", "set_enabled", "stale_model_ids",
+    "tool_definitions",
 ]

@@ -1,10 +1,10 @@
-"""The admin's bulk actions: enable or disable, re-embed now."""
+"""The admin's bulk actions: enable or disable, set the category, re-embed now."""
 from __future__ import annotations
 
 from django.db import models, transaction
 from django.utils import timezone
 
-from ..models import EmbeddingStatus
+from ..models import Category, EmbeddingStatus, Tool
 from .embedding_schedule import enqueue_embedding, kind_of
 from .saving import save_and_schedule
 
@@ -15,6 +15,18 @@ def set_enabled(queryset: models.QuerySet, enabled: bool) -> int:
     for obj in queryset.exclude(enabled=enabled):
         obj.enabled = enabled
         save_and_schedule(obj, update_fields=["enabled", "updated_at"])
+        changed += 1
+    return changed
+
+
+def set_category(tools: models.QuerySet[Tool], category: Category | None) -> int:
+    """Move tools into a category, as a curator's edit (later imports keep it); each moved tool
+    is re-embedded, since its category is part of its text."""
+    changed = 0
+    for tool in tools.exclude(category=category) if category else tools.exclude(category__isnull=True):
+        tool.category = category
+        tool.curated_fields = sorted({*tool.curated_fields, "category"})
+        save_and_schedule(tool, update_fields=["category", "curated_fields", "updated_at"])
         changed += 1
     return changed
 

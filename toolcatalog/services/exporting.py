@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..interchange import EXPORT_FORMATS, V1, InterchangeError, export_catalog
+from engine import NameMap
+
+from ..interchange import EXPORT_FORMATS, V1, InterchangeError, export_catalog, export_tool
+from ..models import Tool
 from ..selectors import catalog_document
 
 
@@ -23,3 +26,10 @@ def export(*, format: str = V1) -> dict[str, Any] | list[Any]:
         return export_catalog(document, format)
     except InterchangeError as exc:
         raise CatalogExportError(str(exc)) from exc
+
+
+def tool_definitions(entry: dict[str, Any]) -> dict[str, Any]:
+    """One tool (its toolcatalog/v1 entry, saved or not) as each export format holds it; OpenAI and
+    Anthropic names mapped as the whole catalog's export maps them."""
+    names = NameMap([*Tool.objects.values_list("name", flat=True), entry["name"]])
+    return {fmt: entry if fmt == V1 else export_tool(entry, fmt, names) for fmt in EXPORT_FORMATS}

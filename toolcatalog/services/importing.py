@@ -121,15 +121,17 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
     return report
 
 
-def import_any(data: Any, *, format: str | None = None, server_name: str | None = None,
+def import_any(data: Any, *, format: str | None = None, server_name: str | None = None, category: str | None = None,
                dry_run: bool = False, should_stop: StopCheck | None = None) -> dict[str, Any]:
     """Parse a document in any supported format and import it: the report every door shows.
 
     Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
     back as the catalog's names (`files.read_file`), so re-importing an export updates the same
     tools. The converter's rejections (entries it could not read) come first, then the
-    service's (entries the catalog refused). Raises CatalogImportError when the document as a
-    whole is not what it claims to be, ImportLimitError when it needs more work than the
+    service's (entries the catalog refused). `category` goes to every tool the document leaves
+    without one (OpenAI, Anthropic and OpenAPI documents have no categories). Raises
+    CatalogImportError when the document as a whole is not what it claims to be or names a
+    category that does not exist, ImportLimitError when it needs more work than the
     IMPORT_MAX_* limits allow; nothing is imported then.
     """
     names = NameMap(Tool.objects.values_list("name", flat=True))
@@ -138,7 +140,10 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
                                limits=import_limits())
         if should_stop and should_stop():
             raise ImportAbandoned("the client went away before the import started")
-        report = import_catalog(parsed.to_document(), dry_run=dry_run, source=parsed.format, should_stop=should_stop)
+        document = parsed.to_document()
+        if category:
+            _default_category(document, category)
+        report = import_catalog(document, dry_run=dry_run, source=parsed.format, should_stop=should_stop)
     except LimitExceeded as exc:
         raise ImportLimitError(exc) from exc
     except InterchangeError as exc:
@@ -150,6 +155,16 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
     body["counts"]["rejected"] = len(body["rejected"])
     body["warnings"] = list(parsed.warnings)
     return body
+
+
+def _default_category(document: dict[str, Any], category: str) -> None:
+    """Put the tools without a category into `category` (which must exist, here or in the document)."""
+    in_document = {c.get("name") for c in document.get("categories", []) if isinstance(c, dict)}
+    if category not in in_document and not Category.objects.filter(name=category).exists():
+        raise CatalogImportError(f"category {category!r} does not exist; create it first or leave the category empty.")
+    for tool in document.get("tools", []):
+        if isinstance(tool, dict) and not tool.get("category"):
+            tool["category"] = category
 
 
 def _import_categories(entries: list[Any], report: ImportReport) -> None:

@@ -17,6 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path, nargs="?", help="the document (or use --mcp-stdio / --mcp-url)")
         parser.add_argument("--format", choices=FORMATS, help="skip detection and insist on this format")
         parser.add_argument("--server-name", help="MCP: the server's name, used as the category (one server)")
+        parser.add_argument("--category", help="an existing category for the tools the document leaves without one")
         parser.add_argument("--mcp-stdio", action="append", default=[], metavar="COMMAND",
                             help='start this MCP server (e.g. "npx -y @modelcontextprotocol/server-github") and '
                                  "import its tools; repeat for several servers")
@@ -29,9 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
         parser.add_argument("--if-empty", action="store_true", help="do nothing when the catalog has tools")
 
-    def handle(self, *args, file: Path | None, format: str | None, server_name: str | None, mcp_stdio: list[str],
-               mcp_url: list[str], mcp_header: list[str], timeout: float, dry_run: bool, if_empty: bool,
-               **options) -> None:
+    def handle(self, *args, file: Path | None, format: str | None, server_name: str | None, category: str | None,
+               mcp_stdio: list[str], mcp_url: list[str], mcp_header: list[str], timeout: float, dry_run: bool,
+               if_empty: bool, **options) -> None:
         from toolcatalog.models import Tool
 
         if (file is None) == (not mcp_stdio and not mcp_url):
@@ -45,7 +46,8 @@ class Command(BaseCommand):
                 document: bytes | dict = file.read_bytes()
             else:
                 document, format = self._live_servers(mcp_stdio, mcp_url, mcp_header, timeout), "mcp"
-            report = services.import_any(document, format=format, server_name=server_name, dry_run=dry_run)
+            report = services.import_any(document, format=format, server_name=server_name, category=category,
+                                         dry_run=dry_run)
         except OSError as exc:
             raise CommandError(f"{origin}: {exc}") from exc
         except (services.CatalogImportError, McpServerError) as exc:
