@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from . import selectors, services
+from . import learning_card, selectors, services
 
 RANGE_CHOICES = [("24h", "24 h"), ("7d", "7 days"), ("30d", "30 days")]
 CHART_WIDTH, CHART_HEIGHT = 640, 190
@@ -205,6 +205,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "hit_rate": _percent(data.feedback.hit_rate),
         "success_rate": _percent(data.feedback.success_rate),
         "tool_names": selectors.tool_names(),
+        **learning_card.context(data.range),
     }
     return render(request, "dashboard/overview.html", context)
 

@@ -503,8 +503,10 @@ def prune_and_roll_up(now: datetime | None = None) -> dict:
     cutoff = day_start(cutoff_day)
     pruned_requests, _ = RequestLog.objects.filter(created_at__lt=cutoff).delete()
     pruned_feedback, _ = Feedback.objects.filter(created_at__lt=cutoff).delete()
+    from .suggestions import forget_aged_out  # suggestions build on this module
+
     return {"rolled_up": [d.isoformat() for d in days], "pruned_requests": pruned_requests,
-            "pruned_feedback": pruned_feedback}
+            "pruned_feedback": pruned_feedback, "forgotten_suggestions": forget_aged_out(now)}
 
 
 def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:

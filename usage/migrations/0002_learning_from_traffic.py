@@ -86,4 +86,21 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('tool', 'query_hash'), name='unique_suggestion_per_tool')],
             },
         ),
+        # Feedback recorded before used_ranks existed: each used tool's rank from the logged request,
+        # where retention still keeps it (elsewhere the ranks stay empty and only `missed` is read).
+        migrations.RunSQL(
+            """
+            UPDATE routing_feedback f SET used_ranks = ranks.ranks
+            FROM (
+                SELECT f2.id, array_agg(coalesce(
+                           (SELECT min((r->>'rank')::int) FROM jsonb_array_elements(l.results) r
+                            WHERE r->>'name' = u.tool), 0) ORDER BY u.ord) AS ranks
+                FROM routing_feedback f2 JOIN routing_requestlog l ON l.request_id = f2.request_id,
+                     unnest(f2.offered_and_used) WITH ORDINALITY AS u(tool, ord)
+                GROUP BY f2.id
+            ) ranks
+            WHERE f.id = ranks.id AND cardinality(f.used_ranks) = 0
+            """,
+            migrations.RunSQL.noop,
+        ),
     ]
