@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
@@ -115,13 +116,20 @@ def misrouted_queries(snapshot: CatalogSnapshot, index: RoutingIndex) -> tuple[l
             routed += 1
             request = RouteRequest(query=text, limit=5, include_core=False, format="names",
                                    default_category=settings.ROUTE_DEFAULT_CATEGORY)
-            names = route(index, request, embed_query=lambda q, t=text, v=vector: v if q == t else embed_other(q)).names
+            names = route(index, request, embed_query=_own_vector(text, vector, embed_other)).names
             rank = names.index(tool.name) + 1 if tool.name in names else None
             if rank != 1:
                 found.append({"tool": tool.name, "query": text, "rank": rank, "first": names[0] if names else None,
                               "outside_top": rank is None or rank > MISROUTED_TOP})
-    found.sort(key=lambda f: (f["rank"] is not None, -(f["rank"] or 0), f["tool"], f["query"]))
+    found.sort(key=lambda f: (f["rank"] is not None, -int(f["rank"] or 0), str(f["tool"]), str(f["query"])))
     return found, routed
+
+
+def _own_vector(text: str, vector: np.ndarray, other: Callable[[str], np.ndarray]) -> Callable[[str], np.ndarray]:
+    """The query's stored vector for itself; any sub-query the engine may embed goes to the provider."""
+    def embed(query: str) -> np.ndarray:
+        return vector if query == text else other(query)
+    return embed
 
 
 def never_offered(snapshot: CatalogSnapshot, since) -> dict[str, Any]:
@@ -146,7 +154,9 @@ def confusable_pairs(snapshot: CatalogSnapshot, misrouted: list[dict[str, Any]],
             matrix = np.vstack([snapshot.tool_vectors[n] for n in names])
             for pair in checks.similar_tools(names, matrix, settings.DOCTOR_SIMILARITY):
                 reason(pair.a, pair.b, "vectors", similarity=pair.similarity)
-        owners, texts, blocks = [], [], []
+        owners: list[str] = []
+        texts: list[str] = []
+        blocks: list[np.ndarray] = []
         for tool in snapshot.tools:
             vectors = snapshot.query_vectors.get(tool.name)
             if vectors is not None and len(owners) < settings.DOCTOR_MAX_QUERIES:
@@ -163,7 +173,7 @@ def confusable_pairs(snapshot: CatalogSnapshot, misrouted: list[dict[str, Any]],
     for miss in misrouted:
         if miss["first"] and miss["first"] != miss["tool"]:
             counted.setdefault((miss["tool"], miss["first"]), []).append(miss["query"])
-    for (tool, first), queries in counted.items():
-        reason(tool, first, "misrouted", tool=tool, routed_to=first, queries=queries[:5], count=len(queries))
+    for (own, first), queries in counted.items():
+        reason(own, first, "misrouted", tool=own, routed_to=first, queries=queries[:5], count=len(queries))
     ordered = sorted(pairs.values(), key=lambda p: (-len({r["kind"] for r in p["reasons"]}), p["a"], p["b"]))
     return ordered[:LIST_LIMIT]

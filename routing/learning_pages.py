@@ -27,6 +27,8 @@ from usage.models import Suggestion, SuggestionKind
 from . import doctor, learning
 
 KIND_LABELS = dict(SuggestionKind.choices)
+SHORT_LABELS = {SuggestionKind.MISSING: "not offered", SuggestionKind.RANKED_LOW: "ranked low",
+                SuggestionKind.CONFIRMED: "confirmed", SuggestionKind.WEAK: "weak match"}
 
 
 # --- suggestions ---------------------------------------------------------------------------------
@@ -42,7 +44,9 @@ def suggestion_list(request: HttpRequest) -> HttpResponse:
         **admin.site.each_context(request),
         "title": "Suggestions from traffic",
         "kind": kind,
-        "kinds": [(key, label, counts.by_kind.get(key, 0)) for key, label in SuggestionKind.choices],
+        "kinds": [(key, SHORT_LABELS[key], counts.by_kind.get(key, 0)) for key in SHORT_LABELS],
+        # Rows link their tool by id: one prefix instead of a URL lookup per row.
+        "tool_admin": reverse("admin:toolcatalog_tool_changelist"),
         "counts": counts,
         "pending": learning_selectors.pending_suggestions(kind),
         "decisions": learning_selectors.recent_decisions(),
@@ -63,29 +67,25 @@ def _back_to_suggestions(request: HttpRequest) -> HttpResponse:
 
 @staff_member_required
 @require_POST
-def accept_suggestion(request: HttpRequest, pk: int) -> HttpResponse:
-    suggestion = get_object_or_404(Suggestion.objects.select_related("tool"), pk=pk)
+def decide_suggestion(request: HttpRequest) -> HttpResponse:
+    """One click: the button pressed names the decision and the suggestion (`accept=<id>` or `reject=<id>`)."""
+    decision = "accept" if request.POST.get("accept") else "reject" if request.POST.get("reject") else None
+    pk = request.POST.get(decision or "", "")
+    if decision is None or not pk.isdigit():
+        messages.error(request, "Press Accept or Reject on a suggestion.")
+        return _back_to_suggestions(request)
+    suggestion = get_object_or_404(Suggestion.objects.select_related("tool"), pk=int(pk))
     try:
-        query = suggestions.accept(suggestion, user=request.user, via="admin")
+        if decision == "accept":
+            query = suggestions.accept(suggestion, user=request.user, via="admin")
+            messages.success(request, f"“{query.text}” is now a hypothetical query of {suggestion.tool.name}; "
+                                      "it routes once embedded.")
+        else:
+            suggestions.reject(suggestion, user=request.user, via="admin")
+            messages.success(request, f"Rejected “{suggestion.text}” for {suggestion.tool.name}; "
+                                      "it will not be proposed again.")
     except suggestions.SuggestionDecisionError as exc:
         messages.error(request, str(exc))
-    else:
-        messages.success(request, f"“{query.text}” is now a hypothetical query of {suggestion.tool.name}; "
-                                  "it routes once embedded.")
-    return _back_to_suggestions(request)
-
-
-@staff_member_required
-@require_POST
-def reject_suggestion(request: HttpRequest, pk: int) -> HttpResponse:
-    suggestion = get_object_or_404(Suggestion.objects.select_related("tool"), pk=pk)
-    try:
-        suggestions.reject(suggestion, user=request.user, via="admin")
-    except suggestions.SuggestionDecisionError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Rejected “{suggestion.text}” for {suggestion.tool.name}; "
-                                  "it will not be proposed again.")
     return _back_to_suggestions(request)
 
 

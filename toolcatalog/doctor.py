@@ -19,13 +19,13 @@ _SERVER_SEPARATOR = re.compile(r"\.|__")
 
 # Verbs tool descriptions start with or use ("Get ...", "Returns ...", "Use this to search ...").
 ACTION_VERBS = frozenset("""
-add adjust analyse analyze append apply approve archive ask assign attach authenticate authorize book build
-calculate call cancel capture change charge check classify clean clear clone close compare compile complete
-compose compress compute configure confirm connect convert copy count create crop cut debug decode decrypt
-delete deploy describe detect determine diagnose disable download draft draw edit email embed enable encode
+accept activate add adjust aggregate alert allocate annotate answer analyse analyze append apply approve archive ask assess assign attach attend authenticate authorize backup block book browse build buy
+calculate call cancel capture change charge check classify clean clear clone close collect combine comment compare compile complete
+compose compress compute configure confirm connect convert copy count create crop cut debug decline decode decrypt
+delete deploy describe detect determine diagnose disable download draft draw edit email embed empty enable encode
 encrypt end enqueue estimate evaluate execute expand explain export extract fetch file fill filter find fix
-flag follow forecast format forward generate geocode get give group guess handle hide identify import index
-insert install invite invoke join kill label launch learn list load locate lock log look lookup make manage
+flag follow forecast format forward fork generate geocode get give group guess handle hide identify import index
+insert install invite invoke join keep kill label launch learn list load locate lock log look lookup make manage
 map mark measure merge message migrate modify monitor move mute navigate notify open optimize order
 organize pair parse pause pay pick pin ping place plan play plot post predict prepare preview print process
 provide publish pull purchase push put query queue rank rate read receive recommend record redact refresh
@@ -105,7 +105,8 @@ def weak_descriptions(tools: Sequence[ToolText]) -> list[WeakDescription]:
         description_words = words(text)
         reasons = []
         if len(description_words) < MIN_DESCRIPTION_WORDS or len(text) < MIN_DESCRIPTION_CHARS:
-            reasons.append(f"very short ({len(description_words)} words)")
+            count = len(description_words)
+            reasons.append(f"very short ({count} word{'' if count == 1 else 's'})")
         if description_words and not any(is_action(w) for w in description_words):
             reasons.append("no action: says what it is, not what it does")
         name_words = {_singular(w) for w in words(_own_name(tool.name))}

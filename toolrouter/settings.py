@@ -262,7 +262,7 @@ LEARNING_LOW_RANK = env_int("LEARNING_LOW_RANK", 3)
 LEARNING_MIN_CONFIRMATIONS = env_int("LEARNING_MIN_CONFIRMATIONS", 2)
 LEARNING_MIN_MISSES = env_int("LEARNING_MIN_MISSES", 1)
 # Weak matches (low confidence or no result, no feedback): the likely tools are proposed after this many requests.
-LEARNING_MIN_WEAK_REQUESTS = env_int("LEARNING_MIN_WEAK_REQUESTS", 2)
+LEARNING_MIN_WEAK_REQUESTS = env_int("LEARNING_MIN_WEAK_REQUESTS", 1)
 # Automatic mode (off by default): accept suggestions with this much evidence, at most this many per tool.
 LEARNING_AUTO_ACCEPT = env_bool("LEARNING_AUTO_ACCEPT", False)
 LEARNING_AUTO_MIN_REQUESTS = env_int("LEARNING_AUTO_MIN_REQUESTS", 5)

@@ -53,7 +53,7 @@ def pending_suggestions(kind: str | None = None, limit: int = PAGE_SIZE) -> list
     rows = Suggestion.objects.filter(status=SuggestionStatus.PENDING).select_related("tool")
     if kind:
         rows = rows.filter(kind=kind)
-    order = {SuggestionKind.MISSING: 0, SuggestionKind.RANKED_LOW: 1, SuggestionKind.CONFIRMED: 2,
+    order: dict[str, int] = {SuggestionKind.MISSING: 0, SuggestionKind.RANKED_LOW: 1, SuggestionKind.CONFIRMED: 2,
              SuggestionKind.WEAK: 3}
     found = list(rows.order_by("-requests", "-last_seen", "pk")[:limit])
     return sorted(found, key=lambda s: (order.get(s.kind, 9), -s.requests, -s.last_seen.timestamp(), s.pk))

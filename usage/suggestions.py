@@ -51,7 +51,7 @@ from .query_parts import part_per_tool
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 500  # HypotheticalQuery.text
-MAX_WEAK_QUERIES = 100  # per refresh, most frequent first
+MAX_WEAK_QUERIES = 50  # per refresh, most frequent first
 WEAK_CANDIDATES = 3
 # (texts) -> {text: likely tool names, best first}; given by the routing layer above this app.
 LikelyTools = Callable[[list[str]], dict[str, list[str]]]
@@ -111,14 +111,12 @@ WITH evidence AS (
     FROM routing_feedback f JOIN routing_requestlog l ON l.request_id = f.request_id,
          unnest(f.offered_and_used, f.used_ranks) AS x(tool, rank)
     WHERE l.created_at >= %(since)s AND l.query IS NOT NULL AND l.query_hash <> ''
-      AND char_length(l.query) <= %(max_chars)s
       AND cardinality(f.used_ranks) = cardinality(f.offered_and_used)
   UNION ALL
     SELECT l.query_hash, l.query, l.client, l.created_at, m.tool, NULL, f.offered_and_used || f.missed
     FROM routing_feedback f JOIN routing_requestlog l ON l.request_id = f.request_id,
          unnest(f.missed) AS m(tool)
     WHERE l.created_at >= %(since)s AND l.query IS NOT NULL AND l.query_hash <> ''
-      AND char_length(l.query) <= %(max_chars)s
 )
 SELECT query_hash, tool, max(query), count(*), array_agg(DISTINCT client), min(created_at), max(created_at),
        min(rank), count(*) FILTER (WHERE rank IS NULL), count(*) FILTER (WHERE rank IS NULL OR rank > %(low)s),
@@ -131,7 +129,7 @@ def evidence_since(since: datetime) -> list[Evidence]:
     """Per (query, tool): the logged requests with feedback that needed the tool, since `since`;
     for a request that needed several tools, per (part of the query asking for the tool, tool)."""
     with connection.cursor() as cursor:
-        cursor.execute(_EVIDENCE_SQL, {"since": since, "max_chars": MAX_QUERY_CHARS, "low": settings.LEARNING_LOW_RANK})
+        cursor.execute(_EVIDENCE_SQL, {"since": since, "low": settings.LEARNING_LOW_RANK})
         rows = cursor.fetchall()
     rows = [(*row[:10], (row[10] or "").split()) for row in rows]
     descriptions = dict(Tool.objects.filter(name__in={t for row in rows for t in row[10]})
@@ -145,6 +143,8 @@ def evidence_since(since: datetime) -> list[Evidence]:
             if part is None:
                 continue  # no part of the request asks for this tool in words it shares with it
             text, query_hash = normalised(part), services.query_hash(part)
+        if len(text) > MAX_QUERY_CHARS:
+            continue  # longer than a hypothetical query may be
         evidence = Evidence(query_hash, tool, text, requests, sorted(c for c in clients if c is not None),
                             first, last, best_rank, not_offered, ranked_low)
         same = merged.get((query_hash, tool))
@@ -196,11 +196,19 @@ def weak_evidence(since: datetime, likely_tools: LikelyTools) -> list[Evidence]:
     if not rows:
         return []
     texts = [normalised(row[1]) for row in rows]
-    try:
-        candidates = likely_tools(texts)
-    except Exception:  # noqa: BLE001 - a ranking failure (provider down) must not stop the rest of the refresh
-        logger.warning("learning: could not rank the weak queries' likely tools", exc_info=True)
-        return []
+    # Queries ranked at an earlier refresh keep their likely tools: only new ones cost a ranking.
+    candidates: dict[str, list[str]] = {}
+    for query_hash, tool, others in (Suggestion.objects.filter(kind=SuggestionKind.WEAK,
+                                                               query_hash__in=[row[0] for row in rows])
+                                     .order_by("pk").values_list("query_hash", "tool__name", "alternatives")):
+        candidates.setdefault(query_hash, [tool, *others])
+    candidates = {text: candidates[row[0]] for row, text in zip(rows, texts) if row[0] in candidates}
+    new = [text for text in texts if text not in candidates]
+    if new:
+        try:
+            candidates.update(likely_tools(new))
+        except Exception:  # noqa: BLE001 - a ranking failure (provider down) must not stop the rest of the refresh
+            logger.warning("learning: could not rank the weak queries' likely tools", exc_info=True)
     found = []
     for (query_hash, _, requests, clients, first, last), text in zip(rows, texts):
         tools = list(dict.fromkeys(candidates.get(text, [])))[:WEAK_CANDIDATES]

@@ -28,7 +28,7 @@ def test_lists_the_evidence_in_the_admin(admin_client_logged_in, proposed) -> No
 
 
 def test_accept_and_reject_in_one_click(admin_client_logged_in, proposed) -> None:
-    response = admin_client_logged_in.post(f"/admin/suggestions/{proposed.pk}/accept", follow=True)
+    response = admin_client_logged_in.post("/admin/suggestions/decide", {"accept": proposed.pk}, follow=True)
     assert "is now a hypothetical query of set_timer" in response.content.decode()
     assert HypotheticalQuery.objects.filter(tool__name="set_timer", text="wake me in ten minutes",
                                             source="traffic").exists()
@@ -38,7 +38,8 @@ def test_accept_and_reject_in_one_click(admin_client_logged_in, proposed) -> Non
     request_with_feedback("timer please", ["play_music"], [], missing=["set_timer"])
     suggestions.refresh_suggestions()
     other = Suggestion.objects.get(status=SuggestionStatus.PENDING)
-    response = admin_client_logged_in.post(f"/admin/suggestions/{other.pk}/reject", {"kind": "missing"}, follow=True)
+    response = admin_client_logged_in.post("/admin/suggestions/decide", {"reject": other.pk, "kind": "missing"},
+                                           follow=True)
     assert response.redirect_chain[-1][0] == "/admin/suggestions/?kind=missing"
     assert Suggestion.objects.get(pk=other.pk).status == SuggestionStatus.REJECTED
 
@@ -53,14 +54,14 @@ def test_refresh_reads_the_log(admin_client_logged_in) -> None:
 def test_decisions_need_a_csrf_token(django_user_model, proposed) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(django_user_model.objects.create_superuser(username="op", password="pw-for-tests-only"))
-    assert client.post(f"/admin/suggestions/{proposed.pk}/accept").status_code == 403
+    assert client.post("/admin/suggestions/decide", {"accept": proposed.pk}).status_code == 403
     assert Suggestion.objects.get().status == SuggestionStatus.PENDING
 
 
 def test_only_staff(client, django_user_model, proposed) -> None:
     assert client.get("/admin/suggestions/").status_code == 302
     client.force_login(django_user_model.objects.create_user(username="user", password="pw-for-tests-only"))
-    assert client.post(f"/admin/suggestions/{proposed.pk}/accept").status_code == 302
+    assert client.post("/admin/suggestions/decide", {"accept": proposed.pk}).status_code == 302
     assert Suggestion.objects.get().status == SuggestionStatus.PENDING
 
 
