@@ -1,21 +1,17 @@
 """The suggestion and catalog doctor pages in headless Chromium (Debian's package) driven by Playwright:
 they render in the admin's frame without sideways scrolling at 1,400 px, a suggestion is accepted in one
 click, and screenshots go to .data/test-artifacts/."""
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import sync_playwright
 
 from routing import doctor
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, log_in
 from tests.support.worker import ARTIFACTS
 from tests.usage.learning_support import request_with_feedback
 from toolcatalog.models import HypotheticalQuery, Tool
 from usage import suggestions
 from usage.models import Suggestion, SuggestionStatus
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDTH = 1400
 
 
@@ -49,11 +45,7 @@ def test_suggestions_and_doctor_in_headless_chromium(live_server) -> None:
         try:
             page = browser.new_context(viewport={"width": WIDTH, "height": 900}).new_page()
             page.on("pageerror", lambda exc: problems.append(str(exc)))
-            page.goto(f"{live_server.url}/admin/login/?next=/admin/suggestions/")
-            page.fill("#id_username", "operator")
-            page.fill("#id_password", "pw-for-tests-only")
-            page.click("input[type=submit]")
-            page.wait_for_url(f"{live_server.url}/admin/suggestions/")
+            log_in(page, live_server.url, "/admin/suggestions/")
 
             rows = page.locator("#suggestion-list tr.suggestion")
             texts = rows.locator("td.text").all_inner_texts()

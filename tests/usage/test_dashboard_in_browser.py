@@ -1,19 +1,15 @@
 """The dashboard in headless Chromium (Debian's package), driven by Playwright, logged in as staff."""
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import sync_playwright
 
 from api.services import create_api_key
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, log_in
 from tests.support.worker import ARTIFACTS
 from toolcatalog.models import HypotheticalQuery, Tool
 from usage import services as usage
 
 from .records import make_record
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 MARKUP = "<img src=x onerror=alert(1)>"
 
 
@@ -39,14 +35,6 @@ def _note_console_error(msg, problems: list[str]) -> None:
         problems.append(f"{msg.text} at {msg.location}")
 
 
-def _log_in(page, base_url: str) -> None:
-    page.goto(f"{base_url}/admin/login/?next=/dashboard/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", "pw-for-tests-only")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base_url}/dashboard/")
-
-
 @pytest.mark.usefixtures("usage_data")
 def test_dashboard_in_headless_chromium(live_server) -> None:
     assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
@@ -61,7 +49,7 @@ def test_dashboard_in_headless_chromium(live_server) -> None:
                 page.on("console", lambda msg: _note_console_error(msg, problems))
                 page.on("pageerror", lambda exc: problems.append(str(exc)))
                 page.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
-                _log_in(page, live_server.url)
+                log_in(page, live_server.url, "/dashboard/")
 
                 assert page.locator("svg.chart").count() == 5
                 assert page.locator("svg.chart rect.bar").count() > 10
@@ -76,7 +64,7 @@ def test_dashboard_in_headless_chromium(live_server) -> None:
 
             context = browser.new_context()
             page = context.new_page()
-            _log_in(page, live_server.url)
+            log_in(page, live_server.url, "/dashboard/")
             page.click("a:text('7 days')")
             page.wait_for_url("**/dashboard/?range=7d")
             page.locator("#curation-table input[name=tool]").first.fill("get_weather")
