@@ -27,7 +27,7 @@ from bench.common import DEMO_CATALOG, Table, print_tables, save_results  # noqa
 from bench.throwaway import throwaway_services  # noqa: E402
 
 BENCH_DB = "toolrouter_bench_learning"
-BENCH_REDIS_DB = "11"
+BENCH_REDIS_DB = "5"
 PAGES = [("admin index (baseline)", "/admin/"), ("suggestions", "/admin/suggestions/"),
          ("catalog doctor", "/admin/catalog-doctor/"), ("dashboard 24 h", "/dashboard/?range=24h"),
          ("dashboard 30 d", "/dashboard/?range=30d")]

@@ -48,7 +48,7 @@ from bench.common import DEMO_CATALOG, TINY_DATA_DIR, Table, fmt, print_tables, 
 from bench.throwaway import throwaway_services  # noqa: E402
 
 REPLAY_DB = "toolrouter_replay"
-REPLAY_REDIS_DB = "12"
+REPLAY_REDIS_DB = "7"
 K = 5
 COLUMNS = ["set", "measured", "learned from", "accepted", "rank-bm25", "description cosine", "engine before",
            "engine after", "Δ", "upper bound (all learning requests)", "learning half before → after"]
@@ -275,7 +275,8 @@ def main() -> None:
     sets = [s for path in paths for s in sets_under(path.resolve(), args.tiny)]
     table = Table(f"Learning from traffic: recall@{K} on the measured half, before and after accepting the "
                   "suggestions", COLUMNS)
-    with throwaway_services(REPLAY_DB, REPLAY_REDIS_DB):
+    # The tiny run (the test suite's) never drops the database of a full run going on beside it.
+    with throwaway_services(REPLAY_DB + ("_tiny" if args.tiny else ""), "6" if args.tiny else REPLAY_REDIS_DB):
         from django.conf import settings
 
         settings.USAGE_QUERY_STORAGE = "store"  # learning needs the text (the default)

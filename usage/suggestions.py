@@ -135,11 +135,14 @@ def evidence_since(since: datetime) -> list[Evidence]:
     descriptions = dict(Tool.objects.filter(name__in={t for row in rows for t in row[10]})
                         .values_list("name", "description"))
     merged: dict[tuple[str, str], Evidence] = {}
+    parts: dict[tuple[str, tuple[str, ...]], dict[str, str]] = {}  # one cut per request, not one per tool
     for query_hash, tool, text, requests, clients, first, last, best_rank, not_offered, ranked_low, needed in rows:
         text = normalised(text)
-        together = [t for t in dict.fromkeys(needed or ()) if t in descriptions]
+        together = tuple(t for t in dict.fromkeys(needed) if t in descriptions)
         if len(together) > 1:
-            part = part_per_tool(text, {t: descriptions[t] for t in together}).get(tool)
+            if (query_hash, together) not in parts:
+                parts[(query_hash, together)] = part_per_tool(text, {t: descriptions[t] for t in together})
+            part = parts[(query_hash, together)].get(tool)
             if part is None:
                 continue  # no part of the request asks for this tool in words it shares with it
             text, query_hash = normalised(part), services.query_hash(part)
