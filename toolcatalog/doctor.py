@@ -19,23 +19,24 @@ _SERVER_SEPARATOR = re.compile(r"\.|__")
 
 # Verbs tool descriptions start with or use ("Get ...", "Returns ...", "Use this to search ...").
 ACTION_VERBS = frozenset("""
-accept activate add adjust aggregate alert allocate annotate answer analyse analyze append apply approve archive ask assess assign attach attend authenticate authorize backup block book browse build buy
-calculate call cancel capture change charge check classify clean clear clone close collect combine comment compare compile complete
-compose compress compute configure confirm connect convert copy count create crop cut debug decline decode decrypt
-delete deploy describe detect determine diagnose disable download draft draw edit email embed empty enable encode
-encrypt end enqueue estimate evaluate execute expand explain export extract fetch file fill filter find fix
-flag follow forecast format forward fork generate geocode get give group guess handle hide identify import index
-insert install invite invoke join keep kill label launch learn list load locate lock log look lookup make manage
-map mark measure merge message migrate modify monitor move mute navigate notify open optimize order
-organize pair parse pause pay pick pin ping place plan play plot post predict prepare preview print process
-provide publish pull purchase push put query queue rank rate read receive recommend record redact refresh
-register reject release reload remind remove rename render reorder repair replace reply report request
-reschedule reserve reset resize resolve restart restore resume retrieve return review revoke rewrite roll
-rotate route run save scan schedule score search see select sell send set share show shorten shuffle sign
-simulate skip snooze solve sort speak split start stop store stream submit subscribe suggest summarise
-summarize swap switch sync tag take test text track train transcribe transfer translate trigger turn
-undo unfollow uninstall unlock unmute unpin unsubscribe update upgrade upload validate verify view vote
-watch write zip
+accept activate add adjust aggregate alert allocate analyse analyze annotate answer append apply approve
+archive ask assess assign attach attend authenticate authorize backup block book browse build buy calculate
+call cancel capture change charge check classify clean clear clone close collect combine comment compare
+compile complete compose compress compute configure confirm connect convert copy count create crop cut debug
+decline decode decrypt delete deploy describe detect determine diagnose disable download draft draw edit email
+embed empty enable encode encrypt end enqueue estimate evaluate execute expand explain export extract fetch
+file fill filter find fix flag follow forecast fork format forward generate geocode get give group guess
+handle hide identify import index insert install invite invoke join keep kill label launch learn list load
+locate lock log look lookup make manage map mark measure merge message migrate modify monitor move mute
+navigate notify open optimize order organize pair parse pause pay pick pin ping place plan play plot post
+predict prepare preview print process provide publish pull purchase push put query queue rank rate read
+receive recommend record redact refresh register reject release reload remind remove rename render reorder
+repair replace reply report request reschedule reserve reset resize resolve restart restore resume retrieve
+return review revoke rewrite roll rotate route run save scan schedule score search see select sell send set
+share shorten show shuffle sign simulate skip snooze solve sort speak split start stop store stream submit
+subscribe suggest summarise summarize swap switch sync tag take test text track train transcribe transfer
+translate trigger turn undo unfollow uninstall unlock unmute unpin unsubscribe update upgrade upload validate
+verify view vote watch write zip
 """.split())
 _VERB_SUFFIXES = ("ize", "ise", "ate", "ify")
 
