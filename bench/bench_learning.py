@@ -7,7 +7,7 @@ requests over 30 days (5 % with feedback: the top tool used, a tenth also missin
 daily rollups are built. Then, timed: the suggestion refresh and the catalog doctor's check (the
 background jobs the pages read), and the renders of /admin/suggestions/, /admin/catalog-doctor/ and
 the dashboard with its learning-loop card (median of 5, through the Django test client, logged in
-as staff). Baseline of the same run: the admin index page, which reads nothing of the log.
+as staff), and the card's own reads. Baseline of the same run: the admin index page, which reads nothing of the log.
 """
 from __future__ import annotations
 
@@ -53,8 +53,10 @@ def main() -> None:
 
         from routing import doctor, learning
         from toolcatalog import services
+        from usage import learning_card
         from usage import services as usage
         from usage.models import Suggestion
+        from usage.selectors import resolve_range
 
         services.import_catalog(json.loads(DEMO_CATALOG.read_text()))
         call_command("reembed", stdout=io.StringIO(), stderr=io.StringIO())
@@ -81,6 +83,12 @@ def main() -> None:
             print(f"  {label:24s} first {timings[0]:6.0f} ms, median {statistics.median(timings):6.0f} ms, "
                   f"max {max(timings):6.0f} ms over {args.repeats} renders")
             table.add(f"render {label}", round(timings[0]), round(statistics.median(timings)), round(max(timings)))
+        for range_key in ("24h", "30d"):  # what the learning-loop card adds to the dashboard
+            timings = [timed(lambda k=range_key: learning_card.context(resolve_range(k)))[1] for _ in range(args.repeats)]
+            print(f"  learning card {range_key:>3}       first {timings[0]:6.0f} ms, median "
+                  f"{statistics.median(timings):6.0f} ms")
+            table.add(f"the dashboard's learning card alone, {range_key}", round(timings[0]),
+                      round(statistics.median(timings)), round(max(timings)))
     table.notes.append("target: each learning page under 500 ms with 1,000,000 logged requests")
     print_tables([table])
     save_results("bench_learning", [table])
