@@ -39,6 +39,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
@@ -253,7 +254,9 @@ def _store(found: list[Evidence]) -> tuple[int, int]:
     tools = dict(Tool.objects.filter(name__in={e.tool for e in found}, enabled=True).values_list("name", "pk"))
     found = [e for e in found if e.tool in tools and e.text]
     known = _existing_queries({tools[e.tool] for e in found})
-    found = [e for e in found if (tools[e.tool], e.text.casefold()) not in known]
+    curated = _curated_texts({e.text for e in found if e.kind == SuggestionKind.WEAK})
+    found = [e for e in found if (tools[e.tool], e.text.casefold()) not in known
+             and not (e.kind == SuggestionKind.WEAK and e.text.casefold() in curated)]
     existing = {(s.tool_id, s.query_hash): s for s in
                 Suggestion.objects.filter(tool_id__in={tools[e.tool] for e in found},
                                           query_hash__in={e.query_hash for e in found})}
@@ -290,11 +293,24 @@ def _existing_queries(tool_ids: set[int]) -> set[tuple[int, str]]:
             HypotheticalQuery.objects.filter(tool_id__in=tool_ids).values_list("tool_id", "text")}
 
 
+def _curated_texts(texts: set[str]) -> set[str]:
+    """Which of these texts are already a hypothetical query of some tool (casefolded)."""
+    if not texts:
+        return set()
+    lowered = {t.casefold() for t in texts}
+    return {normalised(text).casefold() for text in HypotheticalQuery.objects.annotate(lower=Lower("text"))
+            .filter(lower__in=lowered).values_list("text", flat=True)}
+
+
 def _forget_already_known() -> int:
-    """Pending suggestions whose query the tool has meanwhile got (a curator added it by hand)."""
-    pending = list(Suggestion.objects.filter(status=SuggestionStatus.PENDING).values_list("pk", "tool_id", "text"))
-    known = _existing_queries({tool_id for _, tool_id, _ in pending})
-    stale = [pk for pk, tool_id, text in pending if (tool_id, normalised(text).casefold()) in known]
+    """Pending suggestions whose query the tool has meanwhile got (a curator added it by hand), and
+    weak matches whose query went to any tool: its likely tools are no longer a question."""
+    pending = list(Suggestion.objects.filter(status=SuggestionStatus.PENDING)
+                   .values_list("pk", "tool_id", "text", "kind"))
+    known = _existing_queries({tool_id for _, tool_id, _, _ in pending})
+    curated = _curated_texts({text for _, _, text, kind in pending if kind == SuggestionKind.WEAK})
+    stale = [pk for pk, tool_id, text, kind in pending if (tool_id, normalised(text).casefold()) in known
+             or (kind == SuggestionKind.WEAK and normalised(text).casefold() in curated)]
     if stale:
         Suggestion.objects.filter(pk__in=stale).delete()
     return len(stale)

@@ -12,7 +12,7 @@ from usage.models import CatalogDoctorReport
 
 from ..usage.records import make_record
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_usage_buffers")]
 
 
 @pytest.fixture

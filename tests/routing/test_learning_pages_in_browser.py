@@ -16,7 +16,7 @@ WIDTH = 1400
 
 
 @pytest.fixture
-def learning_data(demo_catalog, django_user_model) -> None:
+def learning_data(demo_catalog, django_user_model, fresh_usage_buffers) -> None:
     """Created before Playwright starts: its event loop makes the ORM refuse to run in this thread."""
     django_user_model.objects.create_superuser(username="operator", password="pw-for-tests-only")
     Tool.objects.create(name="invoices", description="Invoices")  # a weak description for the doctor

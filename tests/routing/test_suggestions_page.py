@@ -8,7 +8,7 @@ from toolcatalog.models import HypotheticalQuery, Tool
 from usage import suggestions
 from usage.models import Suggestion, SuggestionStatus
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_usage_buffers")]
 
 
 @pytest.fixture

@@ -127,3 +127,18 @@ def test_weak_queries_get_their_likely_tools_proposed(settings) -> None:
     suggestions.accept(weak)
     sibling = Suggestion.objects.get(tool__name="set_timer")
     assert sibling.status == SuggestionStatus.REJECTED and sibling.decided_via == "admin:other"
+
+
+def test_a_weak_query_curated_by_hand_leaves_its_likely_tools(settings) -> None:
+    from usage import services as usage
+
+    from .records import make_record
+
+    usage.record_request(make_record(request_id="weak", query="will I need an umbrella", results=[], confidence=None))
+    usage.drain_request_buffer()
+    likely = lambda texts: {t: ["get_weather", "set_timer"] for t in texts}  # noqa: E731
+    suggestions.refresh_suggestions(likely_tools=likely)
+    assert len(_pending()) == 2
+    usage.add_learned_query("get_weather", "Will I need an umbrella")  # the dashboard's curation, by hand
+    suggestions.refresh_suggestions(likely_tools=likely)
+    assert not _pending()
