@@ -154,10 +154,10 @@ def ranked(queries: Iterable[str], limit: int = 20) -> list[list[str]]:
 
     provider = get_provider()
     index = live_index.current(provider.model_id)
-    embed = query_embedder(provider)
+    embed = query_embedder(provider).embed_many
     return [route(index, RouteRequest(query=q, limit=limit, strategy="auto", format="openai",
                                       default_category=settings.ROUTE_DEFAULT_CATEGORY),
-                  embed_query=embed).names for q in queries]
+                  embed_texts=embed).names for q in queries]
 
 
 def recall(items: list[dict], rankings: list[list[str]]) -> float:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
@@ -105,7 +105,7 @@ def misrouted_queries(snapshot: CatalogSnapshot, index: RoutingIndex) -> tuple[l
     those whose own tool is not first, worst first."""
     found = []
     routed = 0
-    embed_other = query_embedder(get_provider())  # for any sub-query the engine may embed besides the query
+    embed_other = query_embedder(get_provider()).embed_many  # for the needs the engine may split the query into
     for tool in snapshot.tools:
         vectors = snapshot.query_vectors.get(tool.name)
         if vectors is None:
@@ -116,7 +116,7 @@ def misrouted_queries(snapshot: CatalogSnapshot, index: RoutingIndex) -> tuple[l
             routed += 1
             request = RouteRequest(query=text, limit=5, include_core=False, format="names",
                                    default_category=settings.ROUTE_DEFAULT_CATEGORY)
-            names = route(index, request, embed_query=_own_vector(text, vector, embed_other)).names
+            names = route(index, request, embed_texts=_own_vector(text, vector, embed_other)).names
             rank = names.index(tool.name) + 1 if tool.name in names else None
             if rank != 1:
                 found.append({"tool": tool.name, "query": text, "rank": rank, "first": names[0] if names else None,
@@ -125,10 +125,13 @@ def misrouted_queries(snapshot: CatalogSnapshot, index: RoutingIndex) -> tuple[l
     return found, routed
 
 
-def _own_vector(text: str, vector: np.ndarray, other: Callable[[str], np.ndarray]) -> Callable[[str], np.ndarray]:
-    """The query's stored vector for itself; any sub-query the engine may embed goes to the provider."""
-    def embed(query: str) -> np.ndarray:
-        return vector if query == text else other(query)
+def _own_vector(text: str, vector: np.ndarray,
+                other: Callable[[Sequence[str]], np.ndarray]) -> Callable[[Sequence[str]], np.ndarray]:
+    """The query's stored vector for itself; any other text (a need the engine split off) goes to the provider."""
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        rest = [t for t in texts if t != text]
+        found = dict(zip(rest, other(rest))) if rest else {}
+        return np.vstack([vector if t == text else found[t] for t in texts])
     return embed
 
 

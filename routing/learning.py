@@ -17,12 +17,12 @@ def likely_tools(texts: list[str], limit: int = suggestions.WEAK_CANDIDATES) -> 
     not place), as the route endpoint would rank them without core tools."""
     provider = get_provider()
     index = live_index.current(provider.model_id)
-    embed = query_embedder(provider)
+    embed = query_embedder(provider).embed_many
     found = {}
     for text in texts:
         request = RouteRequest(query=text, limit=limit, strategy="hybrid", include_core=False, format="names",
                                default_category=settings.ROUTE_DEFAULT_CATEGORY)
-        found[text] = route(index, request, embed_query=embed).names
+        found[text] = route(index, request, embed_texts=embed).names
     return found
 
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('toolcatalog', '0003_query_source_traffic'),
+        ('toolcatalog', '0004_query_source_traffic'),
         ('usage', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('toolcatalog', '0002_curated_fields'),
+        ('toolcatalog', '0003_toolset_pinned_tools'),
     ]
 
     operations = [
