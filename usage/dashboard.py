@@ -204,8 +204,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "saved_share": _percent(data.totals.saved_share),
         "hit_rate": _percent(data.feedback.hit_rate),
         "success_rate": _percent(data.feedback.success_rate),
-        "tool_names": selectors.tool_names(),
-        **learning_card.context(data.range),
+        **learning_card.context(data.range, data.curation),
     }
     return render(request, "dashboard/overview.html", context)
 

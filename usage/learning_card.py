@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .learning_selectors import LearningLoop, learning_loop
-from .selectors import UsageRange
+from .learning_selectors import LearningLoop, learning_loop, likely_tools_for
+from .selectors import QueryMiss, UsageRange
 
 WIDTH, HEIGHT, PAD = 320, 70, 6
 
@@ -46,6 +46,11 @@ def recall_sparkline(loop: LearningLoop, bucket: str) -> Sparkline:
     return chart
 
 
-def context(r: UsageRange) -> dict[str, Any]:
+def context(r: UsageRange, curation: list[QueryMiss]) -> dict[str, Any]:
+    """The card, and each curation-list query's likely tools (`miss.likely_tools`), which replace a
+    tool name typed by hand."""
+    likely = likely_tools_for([m.query_hash for m in curation if m.query])
+    for miss in curation:
+        miss.likely_tools = [t for t in likely.get(miss.query_hash, []) if t not in miss.added_to]  # type: ignore[attr-defined]
     loop = learning_loop(r)
     return {"learning": loop, "learning_chart": recall_sparkline(loop, r.bucket)}

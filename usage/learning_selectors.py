@@ -59,6 +59,16 @@ def pending_suggestions(kind: str | None = None, limit: int = PAGE_SIZE) -> list
     return sorted(found, key=lambda s: (order.get(s.kind, 9), -s.requests, -s.last_seen.timestamp(), s.pk))
 
 
+def likely_tools_for(query_hashes: list[str]) -> dict[str, list[str]]:
+    """Per logged query (by hash), the likely tools its pending weak-match suggestions propose, best first."""
+    found: dict[str, list[str]] = {}
+    for query_hash, tool in (Suggestion.objects.filter(query_hash__in=query_hashes, kind=SuggestionKind.WEAK,
+                                                       status=SuggestionStatus.PENDING)
+                             .order_by("pk").values_list("query_hash", "tool__name")):
+        found.setdefault(query_hash, []).append(tool)
+    return found
+
+
 def recent_decisions(limit: int = 30) -> list[Suggestion]:
     """The audit trail: who or what decided, when, on which evidence."""
     return list(Suggestion.objects.exclude(status=SuggestionStatus.PENDING).select_related("tool", "decided_by")

@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from toolcatalog.models import HypotheticalQuery, Tool
+from toolcatalog.models import HypotheticalQuery
 
 from .models import (
     DailyCategoryUsage,
@@ -454,10 +454,6 @@ def _mark_already_added(misses: list[QueryMiss]) -> None:
         added.setdefault(text, []).append(tool)
     for miss in misses:
         miss.added_to = sorted(added.get(miss.query or "", []))
-
-
-def tool_names() -> list[str]:
-    return list(Tool.objects.order_by("name").values_list("name", flat=True))
 
 
 # --- the dashboard -----------------------------------------------------------------------------

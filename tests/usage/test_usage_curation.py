@@ -79,3 +79,20 @@ def test_hashed_queries_are_listed_without_a_form(staff_client, settings) -> Non
     html = staff_client.get("/dashboard/").content.decode()
     curation = html[html.index('id="curation-table"'):]
     assert "not stored" in curation and "my secret query" not in curation and 'name="tool"' not in curation
+
+
+@pytest.mark.usefixtures("misses", "tools")
+def test_the_likely_tools_replace_a_typed_name(staff_client) -> None:
+    from usage import suggestions
+
+    suggestions.refresh_suggestions(likely_tools=lambda texts: {text: ["get_weather", "play_music"] for text in texts})
+    html = staff_client.get("/dashboard/").content.decode()
+    curation = html[html.index('id="curation-table"'):]
+    row = curation[curation.index("will it rain"):curation.index("</tr>", curation.index("will it rain"))]
+    assert 'value="get_weather"' in row and 'value="play_music"' in row and 'list="tool-names"' not in curation
+    staff_client.post("/dashboard/curation/add", {"query": "will it rain", "tool": "get_weather"})
+    suggestions.refresh_suggestions(likely_tools=lambda texts: {text: ["get_weather", "play_music"] for text in texts})
+    html = staff_client.get("/dashboard/").content.decode()
+    row = html[html.index("will it rain", html.index('id="curation-table"')):]
+    row = row[:row.index("</tr>")]
+    assert "added to get_weather" in row and 'value="play_music"' not in row  # the query has its tool now
