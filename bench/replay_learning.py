@@ -23,6 +23,9 @@ starts without them. For each set, on a throw-away database:
 4. the suggestion pipeline runs with its default thresholds (usage/suggestions.py), every
    proposal is accepted (as a curator clicking "accept all" would), and the accepted queries are
    embedded by the catalog's embedding pipeline;
+   at each step the catalog's ranking is calibrated as beat does once the catalog is quiet
+   (routing/calibration.py: on the catalog's hypothetical queries and the traffic's confirmed
+   queries), so the engine ranks as the route endpoint would then;
 5. the measured half is routed before and after, as `manage.py evaluate` does (the live index,
    limit 20, `auto`), and recall@5 printed beside two baselines of the same run (rank-bm25 over
    name + description, and description-only MiniLM cosine) and an upper bound (every learning
@@ -134,6 +137,15 @@ def load_catalog(document: dict) -> None:
     embed_pending()
 
 
+def calibrate(label: str, notes: list[str]) -> None:
+    """What beat does once the catalog is quiet and embedded: calibrate its ranking."""
+    from routing import calibration
+
+    row = calibration.calibrate_now()
+    notes.append(f"{label}: {row.reason or ('calibrated' if row.calibrated else 'defaults kept')}"
+                 f" ({row.evidence.get('used', 0)} queries)")
+
+
 def embed_pending() -> None:
     """The catalog's embedding pipeline, in this process (as `manage.py reembed`)."""
     import io
@@ -241,6 +253,7 @@ def run_set(data: ReplaySet, how: str, seed: int, table: Table) -> None:
     started = time.perf_counter()
     reset_database()
     load_catalog(data.document)
+    calibrate(f"{data.name}, before", data.notes)
     learn, measure = split(data.traffic, how, seed)
     print(f"\n{data.name}: {len(data.document['tools'])} tools, {len(data.traffic)} requests: "
           f"{len(learn)} to learn from, {len(measure)} measured ({how} split, seed {seed})", flush=True)
@@ -249,9 +262,11 @@ def run_set(data: ReplaySet, how: str, seed: int, table: Table) -> None:
     learn_before = recall(learn, ranked(i["query"] for i in learn))
     replay_learning_half(learn)
     accepted, kinds = accept_everything_proposed()
+    calibrate(f"{data.name}, after", data.notes)
     after = recall(measure, ranked(i["query"] for i in measure))
     learn_after = recall(learn, ranked(i["query"] for i in learn))
     add_every_learning_request(learn)
+    calibrate(f"{data.name}, upper bound", [])
     upper = recall(measure, ranked(i["query"] for i in measure))
     print(f"  accepted {accepted} suggestions ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
           f"recall@5 on the measured half {before:.3f} -> {after:.3f} ({after - before:+.3f}); "
