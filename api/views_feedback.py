@@ -24,7 +24,8 @@ class FeedbackView(APIView):
         data = serializer.validated_data
         try:
             feedback = usage.record_feedback(request_id=data["request_id"], used_tools=data["used_tools"],
-                                             success=data["success"], api_key_id=request.auth.pk)
+                                             missing_tools=data["missing_tools"], success=data["success"],
+                                             api_key_id=request.auth.pk)
         except usage.UnknownRequest as exc:
             raise ApiError(404, "unknown_request", "No request with this request_id was made with this API key.",
                            {"request_id": data["request_id"]}) from exc

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,6 +107,14 @@ class FilterOutcome:
     selected: list[str] = field(default_factory=list)
     fallback: str | None = None  # "embedding-budget": ranked by BM25, new tool texts embedded in the background
     deferred_embeddings: int = 0  # tool texts left to the background
+    # For the usage log: the query, what was sent on ([{"name", "rank", "score"}] with catalog
+    # names) and every tool name of the request as the catalog spells it (the model calls tools
+    # by the request's names; engine/names.py's mapping gives the catalog's).
+    query: str = ""
+    confidence: float | None = None
+    offered: list[dict[str, Any]] = field(default_factory=list)
+    catalog_names: dict[str, str] = field(default_factory=dict)
+    request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
     @property
     def tokens_saved(self) -> int:
@@ -270,35 +279,46 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
     tokens_before = count_text(definition_json(tools))
-    unchanged = FilterOutcome(raw, tools_before=len(tools), tools_after=len(tools),
-                              tokens_before=tokens_before, tokens_after=tokens_before)
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
     if not query:
-        unchanged.passthrough = "no-query"
-        return unchanged
+        return _unchanged(raw, tools, tokens_before, query, passthrough="no-query")
     provider = get_provider()
     try:
         index = tool_index(tools, provider, with_vectors=options.strategy != "bm25")
     except EmbeddingProviderError as exc:
         logger.warning("filter passes the request through: %s", exc)
-        unchanged.passthrough = "embedding-unavailable"
-        return unchanged
+        return _unchanged(raw, tools, tokens_before, query, passthrough="embedding-unavailable")
     strategy = "bm25" if index.deferred else options.strategy
     result = route(index.routing, _route_request(query, options, index, strategy),
                    embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
-        unchanged.passthrough = "embedding-unavailable"
-        return unchanged
+        return _unchanged(raw, tools, tokens_before, query, passthrough="embedding-unavailable")
     if not result.names:  # never zero tools: this door cannot serve a search, so every tool stays
-        unchanged.fail_safe = "nothing-selected"
-        return unchanged
+        return _unchanged(raw, tools, tokens_before, query, fail_safe="nothing-selected")
     kept = [tools[index.positions[name]] for name in result.names]
     replace_tools(body, match, kept, options)
     filtered = json.dumps(body, ensure_ascii=False).encode("utf-8")
     return FilterOutcome(filtered, tools_before=len(tools), tools_after=len(kept), tokens_before=tokens_before,
                          tokens_after=count_text(definition_json(kept)), strategy=result.strategy.used,
                          selected=[tool_name(t) for t in kept],
-                         fallback="embedding-budget" if index.deferred else None, deferred_embeddings=index.deferred)
+                         fallback="embedding-budget" if index.deferred else None, deferred_embeddings=index.deferred,
+                         query=query, confidence=result.strategy.confidence,
+                         offered=[{"name": index.catalog_names[index.positions[m.name]], "rank": rank,
+                                   "score": round(float(m.score), 4)}
+                                  for rank, m in enumerate(result.matches, start=1)],
+                         catalog_names=dict(zip((_display_name(key) for key in index.positions), index.catalog_names)))
+
+
+def _unchanged(raw: bytes, tools: list[dict], tokens: int, query: str, *, passthrough: str | None = None,
+               fail_safe: str | None = None) -> FilterOutcome:
+    """Passed on with every tool: all of them were offered, in the request's order."""
+    names = [tool_name(t) for t in tools]
+    catalog = request_names_in_catalog(names)
+    return FilterOutcome(raw, passthrough=passthrough, fail_safe=fail_safe, tools_before=len(tools),
+                         tools_after=len(tools), tokens_before=tokens, tokens_after=tokens, query=query,
+                         offered=[{"name": name, "rank": rank, "score": None}
+                                  for rank, name in enumerate(catalog, start=1) if name],
+                         catalog_names=dict(zip(names, catalog)))
 
 
 def search_tools(tools: list[dict], query: str, limit: int) -> list[int]:
@@ -340,6 +360,7 @@ class ToolListIndex:
     routing: RoutingIndex
     positions: dict[str, int]  # engine key -> position in the request's tools list
     deferred: int = 0  # tool texts over the request's embedding budget: this index has no vectors
+    catalog_names: tuple[str, ...] = ()  # by position: the tool's catalog name, else its own
 
     def key_of(self, name: str) -> str | None:
         """The engine key of the listed tool called `name` (or its exported spelling), if any."""
@@ -375,7 +396,8 @@ def _catalog_version() -> int:
 
 def _build_index(tools: list[dict], provider: EmbeddingProvider, with_vectors: bool, version: int) -> ToolListIndex:
     keys = _engine_keys(tools)
-    catalog = _catalog_queries(keys, provider.model_id)
+    catalog_names = request_names_in_catalog([_display_name(key) for key in keys])
+    catalog = _catalog_queries(keys, catalog_names, provider.model_id)
     entries = [ToolEntry(name=key, description=tool_description(tool), category=None,
                          parameters=tool_parameters(tool), hypothetical_queries=tuple(catalog.get(key, ((), None))[0]))
                for key, tool in zip(keys, tools)]
@@ -395,7 +417,8 @@ def _build_index(tools: list[dict], provider: EmbeddingProvider, with_vectors: b
     snapshot = CatalogSnapshot(version=f"filter:{version}", tools=tuple(entries), categories=(),
                                tool_vectors=tool_vectors, query_vectors=query_vectors, category_vectors={},
                                model=provider.model_id)
-    return ToolListIndex(RoutingIndex(snapshot), {key: i for i, key in enumerate(keys)}, deferred)
+    return ToolListIndex(RoutingIndex(snapshot), {key: i for i, key in enumerate(keys)}, deferred,
+                         tuple(catalog_names))
 
 
 QUEUED_PREFIX = "toolrouter:temb-queued:"
@@ -439,16 +462,26 @@ def _display_name(key: str) -> str:
     return key.split("#", 1)[0]
 
 
-def _catalog_queries(keys: list[str], model_id: str) -> dict[str, tuple[list[str], np.ndarray | None]]:
+def request_names_in_catalog(names: list[str]) -> list[str]:
+    """Each tool name of a request as the catalog spells it (`files__read_file` is the catalog's
+    `files.read_file`, by engine/names.py's one mapping), else as sent."""
+    try:
+        name_map = NameMap(Tool.objects.filter(enabled=True).values_list("name", flat=True))
+    except DatabaseError:
+        logger.warning("catalog unreadable; tool names stay as the request sent them", exc_info=True)
+        return list(names)
+    return [name_map.get(name, name) or name for name in names]
+
+
+def _catalog_queries(keys: list[str], catalog_names: list[str],
+                     model_id: str) -> dict[str, tuple[list[str], np.ndarray | None]]:
     """Hypothetical queries of catalog tools with the same (or the same exported) name.
 
     Texts with a ready vector of this model come first, in the order of the vector
     block, as the engine expects; the rest still count for BM25.
     """
     try:
-        catalog_names = list(Tool.objects.filter(enabled=True).values_list("name", flat=True))
-        names = NameMap(catalog_names)
-        wanted = {names.get(_display_name(k), _display_name(k)): k for k in keys}
+        wanted = dict(zip(catalog_names, keys))
         rows = list(HypotheticalQuery.objects.filter(tool__name__in=list(wanted), approved=True)
                     .order_by("tool__name", "pk")
                     .values_list("tool__name", "text", "embedding", "embedding_status", "embedding_model"))

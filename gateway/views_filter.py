@@ -6,6 +6,7 @@ defaults for `query_path` and `tools_path`.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from django.conf import settings
@@ -22,6 +23,7 @@ from routing.services import Caller, pinned_tool_names
 from toolcatalog.selectors import catalog_version
 
 from . import filtering as filter_gateway
+from .usage_log import LoggedRequest
 
 
 class IgnoreAccept(BaseContentNegotiation):
@@ -70,6 +72,7 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
 def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
     """What the filter did, for the caller: X-Toolrouter-* answer headers."""
     headers = {
+        "X-Toolrouter-Request-Id": outcome.request_id,  # for POST /api/v1/feedback
         "X-Toolrouter-Tools-Before": str(outcome.tools_before),
         "X-Toolrouter-Tools-After": str(outcome.tools_after),
         "X-Toolrouter-Tokens-Saved": str(outcome.tokens_saved),
@@ -104,8 +107,10 @@ class FilterView(APIView):
         summary="Filter the tools of an LLM request (OpenAI or Anthropic body) to the relevant few",
     )
     def post(self, request: Request) -> HttpResponse:
+        started = time.perf_counter()
         options = filter_options(request)
         outcome = run_filter(raw_body(request._request), options)
+        LoggedRequest(outcome, api_key_of(request), "filter", started).log()
         content_type = "application/json" if outcome.body.strip() else request.content_type or "application/json"
         response = HttpResponse(outcome.body, content_type=content_type)
         for name, value in outcome_headers(outcome).items():

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
@@ -29,6 +31,7 @@ from engine import external_name
 
 from . import deferred, proxy
 from . import filtering as filter_gateway
+from .usage_log import LoggedRequest, deferred_outcome
 from .views_filter import IgnoreAccept, filter_options, outcome_headers, raw_body, run_filter
 
 logger = logging.getLogger(__name__)
@@ -87,6 +90,7 @@ class ProxyView(APIView):
 
     @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT}, summary="Filter tools, then forward upstream")
     def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
+        started = time.perf_counter()
         raw = raw_body(request._request)
         options = filter_options(request, from_query=False)
         headers = proxy.upstream_headers(self.kind, request.headers,
@@ -99,14 +103,22 @@ class ProxyView(APIView):
         if plan is None:
             outcome = run_filter(raw, options)
             if not outcome.fail_safe:
-                return _response(_forwarded(lambda: proxy.forward(
-                    self.kind, outcome.body, headers, stream=_wants_stream(outcome.body), query=query)), outcome)
+                logged = LoggedRequest(outcome, api_key_of(request), "proxy", started)
+                with logged.unless_answered():
+                    reply = _forwarded(lambda: proxy.forward(
+                        self.kind, outcome.body, headers, stream=_wants_stream(outcome.body), query=query))
+                return _response(logged.reading(self.kind, reply), outcome)
             # Nothing selected: rather than every tool or none, the tools wait behind the search tool.
             plan = deferred.plan(self.kind, body, pinned=pinned, defer_all=True)
             fail_safe = outcome.fail_safe
         assert plan is not None
-        turn = _forwarded(lambda: deferred.serve(plan, headers, key_id=api_key_of(request).pk, query=query))
-        return _deferred_response(plan, turn, stream=_wants_stream(raw), fail_safe=fail_safe)
+        logged = LoggedRequest(deferred_outcome(plan, options), api_key_of(request), "proxy", started)
+        with logged.unless_answered():
+            turn = _forwarded(lambda: deferred.serve(plan, headers, key_id=api_key_of(request).pk, query=query))
+        logged.outcome = replace(deferred_outcome(plan, options, turn), request_id=logged.outcome.request_id)
+        logged.log_answer(self.kind, turn.reply.status, turn.reply.content, ignore=plan.search_name)
+        return _deferred_response(plan, turn, stream=_wants_stream(raw), fail_safe=fail_safe,
+                                  request_id=logged.outcome.request_id)
 
 
 class ChatCompletionsView(ProxyView):
@@ -133,8 +145,8 @@ def _json_or_none(raw: bytes) -> Any:
         return None
 
 
-def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool,
-                       fail_safe: str | None) -> HttpResponse | StreamingHttpResponse:
+def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool, fail_safe: str | None,
+                       request_id: str) -> HttpResponse | StreamingHttpResponse:
     reply = turn.reply
     answer = _json_or_none(reply.content) if 200 <= reply.status < 300 else None
     response: HttpResponse | StreamingHttpResponse
@@ -146,6 +158,7 @@ def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool
         response = HttpResponse(reply.content, status=reply.status, content_type=reply.content_type)
     sent = len(plan.loaded) + 1 + len(turn.loaded_deferred)
     headers = {**reply.headers,
+               "X-Toolrouter-Request-Id": request_id,  # for POST /api/v1/feedback
                "X-Toolrouter-Tools-Before": str(len(plan.loaded) + len(plan.deferred)),
                "X-Toolrouter-Tools-After": str(sent),
                "X-Toolrouter-Tools-Deferred": str(len(plan.deferred) - len(turn.loaded_deferred)),

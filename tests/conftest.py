@@ -61,6 +61,20 @@ def bench_runs(request, tmp_path_factory) -> Iterator[BenchRuns | None]:
     runs.wait_all()
 
 
+@pytest.fixture
+def fresh_usage_buffers(monkeypatch) -> Iterator[None]:
+    """Empty usage buffers and counters: the Redis keys and this process's fallback buffer (records
+    other tests left would otherwise be drained into this test's log)."""
+    from shared.redis_client import get_redis
+    from usage import services as usage
+
+    get_redis.cache_clear()
+    get_redis().delete(usage.REQUESTS_KEY, usage.DROPPED_KEY, usage.DRAIN_LOCK_KEY)
+    monkeypatch.setattr(usage, "_local", usage._LocalBuffer())
+    yield
+    get_redis.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def fresh_routing_index() -> Iterator[None]:
     """Each test's rolled-back catalog may reuse a version number: build the index anew."""

@@ -137,6 +137,7 @@ class QuerySource(models.TextChoices):
     CURATED = "curated", "Curated"
     IMPORTED = "imported", "Imported"
     LEARNED = "learned", "Learned"
+    TRAFFIC = "traffic", "Traffic"  # an accepted suggestion: a logged query that reached (or needed) the tool
 
 
 class HypotheticalQuery(Embedded):

@@ -23,6 +23,10 @@ OPERATOR_PAGES: tuple[OperatorPage, ...] = (
     OperatorPage("Try a query", "try-query", "Route a query as an agent would, and see why each tool was chosen."),
     OperatorPage("Import / export", "catalog-import-admin", "Import tools from any supported format; download the catalog."),
     OperatorPage("Dashboard", "dashboard:overview", "Traffic, latency, tokens saved, and the queries to curate."),
+    OperatorPage("Suggestions", "learning-suggestions",
+                 "Queries from traffic proposed as hypothetical queries, with their evidence: accept or reject."),
+    OperatorPage("Catalog doctor", "catalog-doctor",
+                 "Tools the engine confuses, weak descriptions, duplicates, tools never offered."),
 )
 
 

@@ -269,6 +269,37 @@ CELERY_BEAT_SCHEDULE["usage-prune-and-roll-up"] = {
     "schedule": crontab(hour=0, minute=10),
 }
 
+# --- Learning from traffic (usage/suggestions.py, routing/doctor.py). A logged query with feedback
+# (the proxy's reading of the answer, or POST /api/v1/feedback) is proposed as a hypothetical query
+# of the tool it needed: at once when that tool was not offered or ranked past LEARNING_LOW_RANK,
+# after LEARNING_MIN_CONFIRMATIONS requests when it was offered high and used.
+LEARNING_LOW_RANK = env_int("LEARNING_LOW_RANK", 3)
+LEARNING_MIN_CONFIRMATIONS = env_int("LEARNING_MIN_CONFIRMATIONS", 2)
+LEARNING_MIN_MISSES = env_int("LEARNING_MIN_MISSES", 1)
+# Weak matches (low confidence or no result, no feedback): the likely tools are proposed after this many requests.
+LEARNING_MIN_WEAK_REQUESTS = env_int("LEARNING_MIN_WEAK_REQUESTS", 1)
+# Automatic mode (off by default): accept suggestions with this much evidence, at most this many per tool.
+LEARNING_AUTO_ACCEPT = env_bool("LEARNING_AUTO_ACCEPT", False)
+LEARNING_AUTO_MIN_REQUESTS = env_int("LEARNING_AUTO_MIN_REQUESTS", 5)
+LEARNING_AUTO_MIN_CLIENTS = env_int("LEARNING_AUTO_MIN_CLIENTS", 2)
+LEARNING_AUTO_MAX_PER_TOOL = env_int("LEARNING_AUTO_MAX_PER_TOOL", 10)
+LEARNING_REFRESH_SECONDS = env_float("LEARNING_REFRESH_SECONDS", 600.0)
+# The catalog doctor: tool pairs at least this similar are "confusable"; at most this many
+# hypothetical queries are routed per check.
+DOCTOR_SIMILARITY = env_float("DOCTOR_SIMILARITY", 0.85)
+DOCTOR_MAX_QUERIES = env_int("DOCTOR_MAX_QUERIES", 5000)
+DOCTOR_CHECK_SECONDS = env_float("DOCTOR_CHECK_SECONDS", 900.0)
+CELERY_BEAT_SCHEDULE["learning-refresh-suggestions"] = {
+    "task": "routing.tasks.refresh_suggestions",
+    "schedule": LEARNING_REFRESH_SECONDS,
+    "options": {"expires": LEARNING_REFRESH_SECONDS},
+}
+CELERY_BEAT_SCHEDULE["learning-check-catalog"] = {
+    "task": "routing.tasks.check_catalog",
+    "schedule": DOCTOR_CHECK_SECONDS,
+    "options": {"expires": DOCTOR_CHECK_SECONDS},
+}
+
 # --- Interoperability (issue 7): the filter gateway (POST /api/v1/filter) and the
 # OpenAI/Anthropic-compatible proxy (POST /v1/chat/completions, POST /v1/messages).
 LLM_MAX_BODY_BYTES = env_int("LLM_MAX_BODY_BYTES", 20_000_000)  # LLM requests carry whole conversations

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from gateway.urls import api_urlpatterns as gateway_api_urls
 from gateway.urls import proxy_urlpatterns
+from routing import learning_pages
 from routing.try_query import try_query
 from toolcatalog.admin_import import catalog_export, catalog_import
 
@@ -18,6 +19,13 @@ urlpatterns = [
     path("admin/try-query/", try_query, name="try-query"),
     path("admin/catalog-import/", catalog_import, name="catalog-import-admin"),
     path("admin/catalog-export/", catalog_export, name="catalog-export-download"),
+    path("admin/suggestions/", learning_pages.suggestion_list, name="learning-suggestions"),
+    path("admin/suggestions/refresh", learning_pages.refresh_suggestions, name="learning-suggestions-refresh"),
+    path("admin/suggestions/decide", learning_pages.decide_suggestion, name="learning-suggestion-decide"),
+    path("admin/catalog-doctor/", learning_pages.catalog_doctor, name="catalog-doctor"),
+    path("admin/catalog-doctor/check", learning_pages.check_catalog_now, name="catalog-doctor-check"),
+    path("admin/catalog-doctor/relate", learning_pages.link_related, name="catalog-doctor-relate"),
+    path("admin/catalog-doctor/disable", learning_pages.disable_tool, name="catalog-doctor-disable"),
     path("admin/", admin.site.urls),
     path("dashboard/", include("usage.urls")),
     path("healthz", health.healthz, name="healthz"),

@@ -23,7 +23,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from . import selectors, services
+from . import learning_card, selectors, services
 
 RANGE_CHOICES = [("24h", "24 h"), ("7d", "7 days"), ("30d", "30 days")]
 CHART_WIDTH, CHART_HEIGHT = 640, 190
@@ -217,7 +217,7 @@ def summary_cards(data: selectors.DashboardData, health: dict) -> list[SummaryCa
     return [
         SummaryCard("Requests", f"{totals.requests:,}",
                     f"route {totals.route_requests:,} · tool-search {totals.tool_search_requests:,} · "
-                    f"filter {totals.filter_requests:,}", element_id="total-requests"),
+                    f"filter {totals.filter_requests:,} · proxy {totals.proxy_requests:,}", element_id="total-requests"),
         SummaryCard("Latency p50 / p95", f"{approx}{_ms(totals.latency_p50_ms)} / {_ms(totals.latency_p95_ms)}",
                     f"mean {_ms(totals.latency_mean_ms)} ms", unit="ms"),
         SummaryCard("Tokens saved", f"{totals.tokens_saved:,}",
@@ -348,6 +348,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "back": urlencode(filters.params),
         "without_client": filters.url(client=None),
         "retention_days": settings.USAGE_RETENTION_DAYS,
+        **learning_card.context(data.range, data.curation),
     }
     return render(request, "dashboard/overview.html", context)
 

@@ -8,6 +8,7 @@ the rollups and only the current day (or the last 24 hours) from the raw rows.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
@@ -16,6 +17,7 @@ class Endpoint(models.TextChoices):
     ROUTE = "route", "route"
     TOOL_SEARCH = "tool_search", "tool-search"
     FILTER = "filter", "filter"
+    PROXY = "proxy", "proxy"
 
 
 class StrategyClass(models.TextChoices):
@@ -64,20 +66,32 @@ class RequestLog(models.Model):
         return f"{self.endpoint} {self.request_id}"
 
 
+class FeedbackSource(models.TextChoices):
+    CLIENT = "client", "client (POST /api/v1/feedback)"
+    PROXY = "proxy", "proxy (tool calls in the upstream answer)"
+
+
 class Feedback(models.Model):
     """What the agent really called after a routed turn, and the comparison with what was offered.
 
     The comparison is stored, not recomputed, so that rollups need not join with raw rows
-    that retention may already have pruned.
+    that retention may already have pruned. A client reports it (`POST /api/v1/feedback`), or
+    the proxy reads it from the model's answer (`source`).
     """
 
     request_id = models.CharField(max_length=64, unique=True)
     api_key = models.ForeignKey("api.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     used_tools = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    # Tools the client says the request needed and was not offered (SPEC: feedback's missing_tools).
+    missing_tools = ArrayField(models.CharField(max_length=128), default=list, blank=True)
     offered_and_used = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    # The rank each tool of offered_and_used had in what was offered (1 = first), in the same order.
+    used_ranks = ArrayField(models.IntegerField(), default=list, blank=True)
     offered_unused = ArrayField(models.CharField(max_length=128), default=list, blank=True)
-    missed = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    missed = ArrayField(models.CharField(max_length=128), default=list, blank=True,
+                        help_text="Used or reported missing without having been offered.")
     success = models.BooleanField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=FeedbackSource.choices, default=FeedbackSource.CLIENT)
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:
@@ -96,6 +110,7 @@ class DailyUsage(models.Model):
     route_requests = models.IntegerField(default=0)
     tool_search_requests = models.IntegerField(default=0)
     filter_requests = models.IntegerField(default=0)
+    proxy_requests = models.IntegerField(default=0)
     latency_sum_ms = models.FloatField(default=0)
     latency_p50_ms = models.FloatField(null=True, blank=True)
     latency_p95_ms = models.FloatField(null=True, blank=True)
@@ -213,3 +228,74 @@ class DismissedQuery(models.Model):
 
     def __str__(self) -> str:
         return self.query or f"query {self.query_hash[:12]}"
+
+
+# --- learning from traffic ---------------------------------------------------------------------
+
+class SuggestionKind(models.TextChoices):
+    """Why a query is proposed as a hypothetical query of a tool (see usage/suggestions.py)."""
+
+    CONFIRMED = "confirmed", "confirmed: offered high and used, repeatedly"
+    RANKED_LOW = "ranked_low", "used, but ranked low"
+    MISSING = "missing", "needed, not offered"
+    WEAK = "weak", "weak match: the likely tool"
+
+
+class SuggestionStatus(models.TextChoices):
+    PENDING = "pending", "pending"
+    ACCEPTED = "accepted", "accepted"
+    REJECTED = "rejected", "rejected"
+
+
+class Suggestion(models.Model):
+    """A logged query proposed as a hypothetical query of one tool, with the traffic behind it.
+
+    One row per (tool, query hash): its evidence is refreshed from the usage log while it is in
+    the retention window. A rejected row stays (its text blanked once its evidence is pruned) so
+    the same query is never proposed for that tool again; an accepted one points at the
+    hypothetical query it became. `decided_*` is the audit trail of the decision.
+    """
+
+    tool = models.ForeignKey("toolcatalog.Tool", on_delete=models.CASCADE, related_name="+")
+    query_hash = models.CharField(max_length=64)
+    text = models.CharField(max_length=500, blank=True)
+    kind = models.CharField(max_length=16, choices=SuggestionKind.choices)
+    status = models.CharField(max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PENDING)
+    requests = models.IntegerField(default=0, help_text="Logged requests that are evidence for it.")
+    clients = ArrayField(models.CharField(max_length=128), default=list, blank=True)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    best_rank = models.IntegerField(null=True, blank=True, help_text="Best rank the tool had when offered.")
+    not_offered = models.IntegerField(default=0, help_text="Requests that needed the tool and were not offered it.")
+    alternatives = ArrayField(models.CharField(max_length=128), default=list, blank=True,
+                              help_text="Weak matches: the other likely tools for the same query.")
+    updated_at = models.DateTimeField(auto_now=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    decided_via = models.CharField(max_length=16, blank=True, help_text="admin, automatic, or a command's name.")
+    decision_evidence = models.JSONField(default=dict, blank=True, help_text="The evidence when it was decided.")
+    hypothetical_query = models.ForeignKey("toolcatalog.HypotheticalQuery", null=True, blank=True,
+                                           on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tool", "query_hash"], name="unique_suggestion_per_tool")]
+        indexes = [models.Index(fields=["status", "-requests"], name="suggestion_status_requests")]
+
+    def __str__(self) -> str:
+        return f"{self.text[:40]!r} for {self.tool_id} ({self.status})"
+
+
+class CatalogDoctorReport(models.Model):
+    """One run of the catalog doctor (routing/doctor.py): its findings, read by the admin page."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    catalog_version = models.BigIntegerField()
+    duration_ms = models.FloatField(default=0)
+    findings = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"catalog doctor at version {self.catalog_version}"

@@ -76,6 +76,7 @@ class Totals:
     route_requests: int = 0
     tool_search_requests: int = 0
     filter_requests: int = 0
+    proxy_requests: int = 0
     latency_sum_ms: float = 0.0
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
@@ -111,6 +112,7 @@ class Totals:
             route_requests=self.route_requests + other.route_requests,
             tool_search_requests=self.tool_search_requests + other.tool_search_requests,
             filter_requests=self.filter_requests + other.filter_requests,
+            proxy_requests=self.proxy_requests + other.proxy_requests,
             latency_sum_ms=self.latency_sum_ms + other.latency_sum_ms,
             latency_p50_ms=percentile_from_histogram(histogram, 0.5),
             latency_p95_ms=percentile_from_histogram(histogram, 0.95),
@@ -238,7 +240,7 @@ def window_totals(start: datetime, end: datetime, client: str | None = None) -> 
     row = _fetchall(
         f"""SELECT count(*), count(*) FILTER (WHERE endpoint = 'route'),
                    count(*) FILTER (WHERE endpoint = 'tool_search'), count(*) FILTER (WHERE endpoint = 'filter'),
-                   coalesce(sum(latency_ms), 0),
+                   count(*) FILTER (WHERE endpoint = 'proxy'), coalesce(sum(latency_ms), 0),
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
                    percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms),
                    coalesce(sum(tokens_selected), 0), coalesce(sum(tokens_catalog), 0),
@@ -258,10 +260,10 @@ def window_totals(start: datetime, end: datetime, client: str | None = None) -> 
         histogram[bucket] = count
     return Totals(
         requests=row[0], route_requests=row[1], tool_search_requests=row[2], filter_requests=row[3],
-        latency_sum_ms=float(row[4]), latency_p50_ms=row[5], latency_p95_ms=row[6], latency_histogram=histogram,
-        tokens_selected=int(row[7]), tokens_catalog=int(row[8]), tokens_saved=int(row[9]),
-        low_confidence=row[10], no_results=row[11],
-        strategies=dict(zip(STRATEGY_CLASSES, row[12:])),
+        proxy_requests=row[4], latency_sum_ms=float(row[5]), latency_p50_ms=row[6], latency_p95_ms=row[7],
+        latency_histogram=histogram, tokens_selected=int(row[8]), tokens_catalog=int(row[9]),
+        tokens_saved=int(row[10]), low_confidence=row[11], no_results=row[12],
+        strategies=dict(zip(STRATEGY_CLASSES, row[13:])),
     )
 
 
@@ -415,7 +417,7 @@ def range_totals(r: UsageRange) -> Totals:
     for row in rows:
         rolled = rolled.merged(Totals(
             **{k: row[k] for k in ("requests", "route_requests", "tool_search_requests", "filter_requests",
-                                   "latency_sum_ms", "tokens_selected", "tokens_catalog", "tokens_saved",
+                                   "proxy_requests", "latency_sum_ms", "tokens_selected", "tokens_catalog", "tokens_saved",
                                    "low_confidence", "no_results")},
             latency_histogram=row["latency_histogram"],
             strategies={name: row[f"strategy_{name}"] for name in STRATEGY_CLASSES},

@@ -39,6 +39,7 @@ from .models import (
     DailyUsage,
     DismissedQuery,
     Feedback,
+    FeedbackSource,
     RequestLog,
     StrategyClass,
 )
@@ -72,6 +73,9 @@ class RequestRecord:
     tokens_saved: int
     session_id: str | None
     created_at: datetime | None = None  # now() when None
+    # The tools the model called in its answer, as catalog names, when the door saw the answer
+    # (the proxy); None when it did not. Drained into a Feedback row of source "proxy".
+    used_tools: list[str] | None = None
 
 
 # --- recording ---------------------------------------------------------------------------------
@@ -249,55 +253,64 @@ def _report_dropped(client: redis.Redis) -> None:
 
 
 def _insert(payloads: list) -> int:
-    rows = [row for row in (_to_row(p) for p in payloads) if row is not None]
-    _forget_deleted_keys(rows)
+    parsed = [row for row in (_to_rows(p) for p in payloads) if row is not None]
+    _forget_deleted_keys(parsed)
     try:
         with transaction.atomic():
-            RequestLog.objects.bulk_create(rows, batch_size=INSERT_BATCH, ignore_conflicts=True)
+            RequestLog.objects.bulk_create([log for log, _ in parsed], batch_size=INSERT_BATCH, ignore_conflicts=True)
+            Feedback.objects.bulk_create([fb for _, fb in parsed if fb is not None], batch_size=INSERT_BATCH,
+                                         ignore_conflicts=True)  # a client's own report wins
     except DatabaseError as exc:
         if not _is_data_error(exc):
             raise
-        return _insert_one_by_one(rows)
-    return len(rows)
+        return _insert_one_by_one(parsed)
+    return len(parsed)
 
 
 def _is_data_error(exc: DatabaseError) -> bool:
     return isinstance(exc, (DataError, IntegrityError))
 
 
-def _insert_one_by_one(rows: list[RequestLog]) -> int:
+LoggedRows = tuple[RequestLog, Feedback | None]
+
+
+def _insert_one_by_one(parsed: list[LoggedRows]) -> int:
     """One bad row must not block the whole buffer forever: write the others, count it dropped."""
     written = 0
-    for row in rows:
+    for log, feedback in parsed:
         try:
             with transaction.atomic():
-                RequestLog.objects.bulk_create([row], ignore_conflicts=True)
+                RequestLog.objects.bulk_create([log], ignore_conflicts=True)
+                if feedback is not None:
+                    Feedback.objects.bulk_create([feedback], ignore_conflicts=True)
             written += 1
         except DatabaseError as exc:
             if not _is_data_error(exc):
                 raise
-            logger.error("usage log: dropping record %s: %s", row.request_id, exc)
+            logger.error("usage log: dropping record %s: %s", log.request_id, exc)
             _count_dropped(1)
     return written
 
 
-def _forget_deleted_keys(rows: list[RequestLog]) -> None:
+def _forget_deleted_keys(parsed: list[LoggedRows]) -> None:
     """A key deleted between request and drain would fail the whole batch on its foreign key."""
-    key_ids = {row.api_key_id for row in rows if row.api_key_id is not None}
+    key_ids = {log.api_key_id for log, _ in parsed if log.api_key_id is not None}
     if not key_ids:
         return
     # The key model through the foreign key: the usage log does not import the API layer above it.
     api_keys = RequestLog._meta.get_field("api_key").related_model
     existing = set(api_keys._default_manager.filter(pk__in=key_ids).values_list("pk", flat=True))
-    for row in rows:
-        if row.api_key_id is not None and row.api_key_id not in existing:
-            row.api_key_id = None
+    for log, feedback in parsed:
+        if log.api_key_id is not None and log.api_key_id not in existing:
+            log.api_key_id = None
+            if feedback is not None:
+                feedback.api_key_id = None
 
 
-def _to_row(payload: bytes | str) -> RequestLog | None:
+def _to_rows(payload: bytes | str) -> LoggedRows | None:
     try:
         data = json.loads(payload)
-        return RequestLog(
+        log = RequestLog(
             created_at=datetime.fromisoformat(data["created_at"]),
             request_id=str(data["request_id"])[:64],
             api_key_id=data.get("api_key_id"),
@@ -318,6 +331,13 @@ def _to_row(payload: bytes | str) -> RequestLog | None:
             tokens_saved=int(data.get("tokens_saved") or 0),
             session_id=(data.get("session_id") or None) and str(data["session_id"])[:128],
         )
+        feedback = None
+        if data.get("used_tools") is not None:
+            used = [str(name)[:128] for name in data["used_tools"]]
+            feedback = Feedback(request_id=log.request_id, api_key_id=log.api_key_id, success=None,
+                                source=FeedbackSource.PROXY, created_at=log.created_at,
+                                **compare_with_offered(log.results, used, []))
+        return log, feedback
     except (ValueError, KeyError, TypeError, AttributeError):
         logger.error("usage log: dropping a malformed buffered record: %.200r", payload)
         _count_dropped(1)
@@ -368,36 +388,52 @@ class UnknownRequest(Exception):
 
 
 def record_feedback(*, request_id: str, used_tools: list[str], success: bool | None,
-                    api_key_id: int | None) -> Feedback:
-    """Compare what the agent called with what the request offered; a second report replaces the first."""
+                    api_key_id: int | None, missing_tools: list[str] | None = None) -> Feedback:
+    """Compare what the agent called (and what it says it missed) with what the request offered;
+    a second report replaces the first, also one the proxy recorded."""
     logged = _find_request(request_id)
     if logged is None or logged["api_key_id"] != api_key_id:
         # A key must not learn whether another key's request exists: same answer for both.
         raise UnknownRequest(request_id)
-    offered = [r["name"] for r in sorted(logged["results"], key=lambda r: r.get("rank") or 0)]
-    used = _catalog_names(list(dict.fromkeys(used_tools)), set(offered))
+    offered = {r["name"] for r in logged["results"]}
+    used = _catalog_names(list(dict.fromkeys(used_tools)), offered)
+    missing = _catalog_names(list(dict.fromkeys(missing_tools or [])), offered)
     feedback, _ = Feedback.objects.update_or_create(
         request_id=request_id,
         defaults={
             "api_key_id": api_key_id,
-            "used_tools": used,
-            "offered_and_used": [name for name in used if name in offered],
-            "offered_unused": [name for name in offered if name not in used],
-            "missed": [name for name in used if name not in offered],
             "success": success,
+            "source": FeedbackSource.CLIENT,
             "created_at": timezone.now(),
+            **compare_with_offered(logged["results"], used, missing),
         },
     )
     return feedback
 
 
-def _catalog_names(used: list[str], offered: set[str]) -> list[str]:
+def compare_with_offered(results: list[dict], used: list[str], missing: list[str]) -> dict[str, list]:
+    """Feedback's fields: what was used among the offered tools (with their ranks), what was
+    offered and not used, and what was needed (used or reported missing) without being offered."""
+    rank = {r["name"]: r.get("rank") or i + 1 for i, r in enumerate(results)}
+    offered = sorted(rank, key=rank.__getitem__)
+    offered_and_used = [name for name in used if name in rank]
+    return {
+        "used_tools": used,
+        "missing_tools": missing,
+        "offered_and_used": offered_and_used,
+        "used_ranks": [rank[name] for name in offered_and_used],
+        "offered_unused": [name for name in offered if name not in used],
+        "missed": list(dict.fromkeys(name for name in used + missing if name not in rank)),
+    }
+
+
+def _catalog_names(names: list[str], offered: set[str]) -> list[str]:
     """Agents send back the provider-safe names the route answer gave them (SPEC: names are mapped back)."""
-    unknown = [name for name in used if name not in offered]
+    unknown = [name for name in names if name not in offered]
     if not unknown:
-        return used
+        return names
     name_map = NameMap({str(name) for name in Tool.objects.values_list("name", flat=True)} | offered)
-    return list(dict.fromkeys(name_map.get(name) or name for name in used))
+    return list(dict.fromkeys(name_map.get(name) or name for name in names))
 
 
 def _find_request(request_id: str) -> dict | None:
@@ -477,8 +513,10 @@ def prune_and_roll_up(now: datetime | None = None) -> dict:
     cutoff = day_start(cutoff_day)
     pruned_requests, _ = RequestLog.objects.filter(created_at__lt=cutoff).delete()
     pruned_feedback, _ = Feedback.objects.filter(created_at__lt=cutoff).delete()
+    from .suggestions import forget_aged_out  # suggestions build on this module
+
     return {"rolled_up": [d.isoformat() for d in days], "pruned_requests": pruned_requests,
-            "pruned_feedback": pruned_feedback}
+            "pruned_feedback": pruned_feedback, "forgotten_suggestions": forget_aged_out(now)}
 
 
 def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:

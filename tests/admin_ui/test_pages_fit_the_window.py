@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 
 from api.services import create_api_key
+from routing import doctor
 from tests.support.browser import SCREENSHOTS, WIDTHS, PageProblems, check_overflow, chromium, log_in, screenshot
 from tests.support.catalog import load_demo_catalog
 from tests.usage.records import make_record
 from toolcatalog.models import Category, Tool
 from usage import services as usage
+from usage import suggestions
 
 FILES = Path(__file__).resolve().parents[1] / "interchange" / "files"
 LONG_CLIENT = "customer-support-assistant-production-eu-west"
@@ -40,6 +42,8 @@ def operator_data(transactional_db, django_user_model) -> dict[str, str]:
     for i in range(0, 60, 3):
         usage.record_feedback(request_id=f"r-{i}", used_tools=[names[(i * 7) % len(names)], "send_email"],
                               success=i % 2 == 0, api_key_id=None)
+    suggestions.refresh_suggestions()
+    doctor.check_catalog()
     return {
         "tool": str(Tool.objects.get(name="play_music").pk),
         "category": str(Category.objects.get(name="music").pk),
@@ -58,6 +62,8 @@ def _pages(ids: dict[str, str]) -> list[tuple[str, str]]:
         ("import", "/admin/catalog-import/"),
         ("try-query", "/admin/try-query/?query=how+do+I+say+thank+you+in+French&strategy=auto&mode=top_k&limit=5"
                       "&format=openai&include_core=on&compare=on"),
+        ("suggestions", "/admin/suggestions/"),
+        ("catalog-doctor", "/admin/catalog-doctor/"),
     ]
 
 

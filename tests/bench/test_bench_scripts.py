@@ -96,6 +96,17 @@ def test_bench_embedding_tables(bench_runs):
     assert [row[0] for row in result["tables"][0]["rows"]][-1] == "embedding"
 
 
+def test_replay_learning_tables(bench_runs):
+    result = run_script("replay_learning", bench_runs)
+    assert_well_formed(result, 1)
+    rows = {row[0]: dict(zip(result["tables"][0]["columns"], row)) for row in result["tables"][0]["rows"]}
+    assert set(rows) == {"bfcl-dev", "demo catalog"}
+    for row in rows.values():
+        assert row["measured"] > 0 and row["learned from"] > row["measured"] / 2
+        assert 0.0 <= row["engine before"] <= 1.0 and 0.0 <= row["engine after"] <= 1.0
+        assert row["Δ"] == pytest.approx(row["engine after"] - row["engine before"], abs=1e-3)
+
+
 def test_report_renders_every_table(bench_runs, results_dir, tmp_path):
     bench_runs.wait_all()
     output = tmp_path / "BENCHMARKS.md"

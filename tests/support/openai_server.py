@@ -5,7 +5,9 @@ and /v1/chat/completions with a tool call chosen by a function the test gives.
 `fail_with` makes it answer that HTTP status; `delay` makes it slow.
 Requests with `"stream": true` are answered with server-sent events, one chunk every
 `stream_chunk_delay` seconds (`stream_finished` is set once the last one is written);
-/v1/messages speaks Anthropic's Messages API the same way.
+/v1/messages speaks Anthropic's Messages API the same way. With `calls_tools` set (a function
+of the request body giving tool names), every answer, streamed or not and in both formats,
+calls those tools after a line of text, as the real APIs do.
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ class FakeOpenAI(LocalServer):
         self.requests: list[dict] = []
         self.stream_chunk_delay = 0.0
         self.stream_finished = threading.Event()
+        self.calls_tools: Callable[[dict], list[str]] | None = None
         super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -110,6 +113,8 @@ class FakeOpenAI(LocalServer):
         }
 
     def chat_completion(self, body: dict) -> dict:
+        if self.calls_tools is not None:
+            return self._chat_completion_calling(body, self.calls_tools(body))
         call = self.choose_tool_call(body) if self.choose_tool_call else {"name": "noop", "arguments": {}}
         return {
             "id": "chatcmpl-test",
@@ -132,8 +137,19 @@ class FakeOpenAI(LocalServer):
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
 
+    def _chat_completion_calling(self, body: dict, names: list[str]) -> dict:
+        calls = [{"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+                 for i, name in enumerate(names)]
+        return {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", ""),
+                "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop",
+                             "message": {"role": "assistant", "content": "Let me check.",
+                                         **({"tool_calls": calls} if calls else {})}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
     def chat_completion_events(self, body: dict) -> list[str]:
-        """An answer streamed as chat.completion.chunk events: three text deltas, then [DONE]."""
+        """An answer streamed as chat.completion.chunk events: three text deltas, then [DONE]; with
+        `calls_tools`, each call's first delta names it and two more carry its arguments in pieces."""
         def chunk(delta: dict, finish: str | None = None) -> str:
             payload = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0,
                        "model": body.get("model", ""),
@@ -141,12 +157,21 @@ class FakeOpenAI(LocalServer):
             return f"data: {json.dumps(payload)}\n\n"
 
         words = ["Hello", " from", " upstream"]
+        calls: list[str] = []
+        for i, name in enumerate(self.calls_tools(body) if self.calls_tools else []):
+            first = {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": ""}}
+            calls += [chunk({"tool_calls": [first]})] + [
+                chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]}) for part in ('{"in', 'put": 1}')]
+        finish = "tool_calls" if calls else "stop"
         return ([chunk({"role": "assistant", "content": ""})] + [chunk({"content": w}) for w in words]
-                + [chunk({}, "stop"), "data: [DONE]\n\n"])
+                + calls + [chunk({}, finish), "data: [DONE]\n\n"])
 
     def message(self, body: dict) -> dict:
+        names = self.calls_tools(body) if self.calls_tools else []
+        uses = [{"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": {}} for i, name in enumerate(names)]
         return {"id": "msg_test", "type": "message", "role": "assistant", "model": body.get("model", ""),
-                "content": [{"type": "text", "text": "Hello from upstream"}], "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": "Hello from upstream"}, *uses],
+                "stop_reason": "tool_use" if uses else "end_turn",
                 "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 3}}
 
     def message_events(self, body: dict) -> list[str]:
@@ -156,8 +181,16 @@ class FakeOpenAI(LocalServer):
         start = {**self.message(body), "content": [], "stop_reason": None}
         deltas = [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
                   for w in ["Hello", " from", " upstream"]]
+        uses: list[str] = []
+        for i, name in enumerate(self.calls_tools(body) if self.calls_tools else [], start=1):
+            block = {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": {}}
+            uses += [event("content_block_start", {"index": i, "content_block": block}),
+                     event("content_block_delta", {"index": i, "delta": {"type": "input_json_delta",
+                                                                         "partial_json": '{"input": 1}'}}),
+                     event("content_block_stop", {"index": i})]
+        stop = "tool_use" if uses else "end_turn"
         return ([event("message_start", {"message": start}),
                  event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})]
-                + deltas + [event("content_block_stop", {"index": 0}),
-                            event("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
-                            event("message_stop", {})])
+                + deltas + [event("content_block_stop", {"index": 0})] + uses
+                + [event("message_delta", {"delta": {"stop_reason": stop}, "usage": {"output_tokens": 3}}),
+                   event("message_stop", {})])

@@ -5,19 +5,11 @@ from collections.abc import Iterator
 import pytest
 
 from shared.redis_client import get_redis
-from usage import services as usage
-
-USAGE_KEYS = (usage.REQUESTS_KEY, usage.DROPPED_KEY, usage.DRAIN_LOCK_KEY)
 
 
 @pytest.fixture(autouse=True)
-def fresh_usage_buffers(monkeypatch) -> Iterator[None]:
-    """Each test starts with empty buffers and counters: the Redis keys and this process's fallback buffer."""
-    get_redis.cache_clear()
-    get_redis().delete(*USAGE_KEYS)
-    monkeypatch.setattr(usage, "_local", usage._LocalBuffer())
-    yield
-    get_redis.cache_clear()
+def usage_buffers_start_empty(fresh_usage_buffers) -> None:
+    """Every usage test (see tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The dashboard in headless Chromium (Debian's package), driven by Playwright, logged in as staff:
-light and dark, markup in queries shown as text, and the curation list's Add and Dismiss."""
+light and dark, markup in queries shown as text, the learning-loop card, and the curation list's
+one-click Add and Dismiss."""
 import pytest
 from playwright.sync_api import expect
 
@@ -8,6 +9,7 @@ from tests.support.browser import PageProblems, chromium, log_in
 from tests.support.worker import ARTIFACTS
 from toolcatalog.models import HypotheticalQuery, Tool
 from usage import services as usage
+from usage import suggestions
 from usage.models import DismissedQuery
 
 from .records import make_record
@@ -31,6 +33,8 @@ def usage_data(django_user_model) -> None:
                                      results=[], confidence=None))
     usage.drain_request_buffer()
     usage.record_feedback(request_id="b-1", used_tools=["play_music", "get_weather"], success=True, api_key_id=key.pk)
+    # The weak queries' likely tools, as the suggestion refresh ranks them (routing.learning.likely_tools).
+    suggestions.refresh_suggestions(likely_tools=lambda texts: {text: ["get_weather"] for text in texts})
 
 
 @pytest.mark.usefixtures("usage_data")
@@ -46,6 +50,7 @@ def test_dashboard_in_headless_chromium(live_server) -> None:
             assert page.locator("svg.chart rect.bar").count() > 10
             assert page.locator("svg.chart polyline.line-p50").count() >= 1
             assert page.inner_text("#total-requests") == "42"
+            assert page.locator("#learning-loop svg.spark circle.dot").count() >= 1
             cell = page.locator("#curation-table td.query", has_text="img")
             assert cell.inner_text() == MARKUP  # shown as text ...
             assert page.locator("#curation-table img, #content img").count() == 0  # ... not as an element
@@ -59,8 +64,7 @@ def test_dashboard_in_headless_chromium(live_server) -> None:
         page.click("a:text('7 days')")
         page.wait_for_url("**/dashboard/?range=7d")
         row = page.locator("#curation-table tr", has_text="img")
-        row.locator("input[name=tool]").fill("get_weather")
-        row.locator("input[type=submit][value=Add]").click()
+        row.locator("form.likely button", has_text="get_weather").click()  # one click, nothing typed
         page.wait_for_url("**/dashboard/?range=7d#curation")
         expect(page.locator("#curation .curation-messages .success")).to_contain_text("get_weather")
         expect(page.locator("#curation .curation-messages .success")).to_be_in_viewport()  # where the operator is

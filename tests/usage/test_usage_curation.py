@@ -3,6 +3,7 @@ from django.test import Client
 
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from usage import services as usage
+from usage import suggestions
 from usage.models import DismissedQuery
 
 from .records import make_record
@@ -126,3 +127,15 @@ def test_a_query_already_added_to_a_tool_leaves_the_list_whatever_its_spacing_or
     usage.add_learned_query("get_weather", "umbrella needed?")
     html = staff_client.get("/dashboard/").content.decode()
     assert "umbrella" not in html[html.index('id="curation-table"'):].lower()
+
+
+@pytest.mark.usefixtures("misses", "tools")
+def test_each_query_offers_its_likely_tools_as_one_click_buttons(staff_client) -> None:
+    suggestions.refresh_suggestions(likely_tools=lambda texts: {text: ["get_weather", "play_music"] for text in texts})
+    html = staff_client.get("/dashboard/").content.decode()
+    curation = html[html.index('id="curation-table"'):]
+    row = curation[curation.index("will it rain"):curation.index("</tr>", curation.index("will it rain"))]
+    assert '<button type="submit"' in row and 'value="get_weather"' in row and 'value="play_music"' in row
+    assert 'list="tool-names"' in row  # a tool the ranking did not guess can still be typed
+    staff_client.post("/dashboard/curation/add", {"query": "will it rain", "tool": "play_music"})
+    assert HypotheticalQuery.objects.get(text="will it rain").tool.name == "play_music"

@@ -8,7 +8,7 @@
 
 The names below are what callers use (`from toolcatalog import services`).
 """
-from .admin_actions import request_reembedding, set_category, set_enabled
+from .admin_actions import link_related, request_reembedding, set_category, set_enabled
 from .embedding_schedule import (
                                  EMBEDDED_MODELS,
                                  enqueue_embedding,
@@ -41,7 +41,8 @@ __all__ = [
     "CURATABLE_CATEGORY_FIELDS", "CURATABLE_TOOL_FIELDS", "EMBEDDED_MODELS", "CatalogExportError",
     "CatalogImportError", "EmbedReport", "ImportAbandoned", "ImportLimitError", "ImportReport", "bump_catalog_version",
     "embed_objects",
-    "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "mark_all_for_reembedding",
+    "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "link_related",
+    "mark_all_for_reembedding",
     "mark_curated_edits", "record_embedding_error", "request_reembedding", "requeue_stale_embeddings",
     "save_and_schedule", "save_validated", "schedule_embedding", "set_category", "set_enabled", "stale_model_ids",
     "tool_definitions",

@@ -1,4 +1,4 @@
-"""The admin's bulk actions: enable or disable, set the category, re-embed now."""
+"""The admin's bulk actions: enable or disable, set the category, re-embed now; the catalog doctor's "link as related"."""
 from __future__ import annotations
 
 from django.db import models, transaction
@@ -39,3 +39,11 @@ def request_reembedding(queryset: models.QuerySet) -> int:
     )
     transaction.on_commit(lambda: enqueue_embedding(kind_of(queryset.model()), ids))
     return len(ids)
+
+
+def link_related(a: Tool, b: Tool) -> None:
+    """Each tool becomes a related tool of the other (the m2m signal bumps the catalog version)."""
+    if a.pk == b.pk:
+        return
+    a.related_tools.add(b)
+    b.related_tools.add(a)

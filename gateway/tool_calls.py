@@ -1,0 +1,126 @@
+"""Which tools the model called, read from the upstream's answer: the proxy's usage evidence.
+
+- OpenAI chat completions: `choices[].message.tool_calls[].function.name` (and the legacy
+  `function_call.name`); streamed, `choices[].delta.tool_calls[].function.name`, which comes in
+  the first delta of each call (later deltas carry only argument fragments).
+- Anthropic messages: `content[]` blocks of type `tool_use` (their `name`); streamed, the
+  `content_block_start` event of each such block.
+
+Names come back as the model spelled them, i.e. as the request offered them (for OpenAI and
+Anthropic, `files__read_file`); the caller maps them to catalog names.
+
+Pure Python: no Django, nothing shared with the relay but the bytes it is fed.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+Kind = Literal["openai", "anthropic"]
+# Longest SSE line kept while waiting for its end: a longer one (a huge text delta) is skipped,
+# it cannot be a tool call's first event, and the relay must not buffer without bound.
+MAX_LINE_BYTES = 1_000_000
+
+
+def called_in_answer(kind: Kind, body: bytes) -> list[str] | None:
+    """The tool names a whole (non-streamed) answer calls, in order; None if it is not readable JSON."""
+    try:
+        answer = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(answer, dict):
+        return None
+    names: list[str] = []
+    if kind == "openai":
+        for choice in _dicts(answer.get("choices")):
+            _openai_calls(_dict(choice.get("message")), names)
+    else:
+        for block in _dicts(answer.get("content")):
+            if block.get("type") == "tool_use":
+                _add(names, block.get("name"))
+    return names
+
+
+class StreamedToolCalls:
+    """Reads a server-sent-event stream as it is relayed, chunk by chunk, for the tools it calls.
+
+    `feed` every chunk (after it went on to the client), `close` at the end; `names` is the
+    answer's tools in order. Only the unfinished last line and the current event's data lines
+    are kept between chunks.
+    """
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.names: list[str] = []
+        self.events = 0
+        self._partial = b""
+        self._skipping_line = False
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> None:
+        lines = chunk.split(b"\n")
+        lines[0] = self._partial + lines[0]
+        self._partial = lines.pop()
+        for line in lines:
+            if self._skipping_line:
+                self._skipping_line = False  # the end of an over-long line
+                continue
+            self._line(line.rstrip(b"\r"))
+        if len(self._partial) > MAX_LINE_BYTES:
+            self._partial, self._skipping_line = b"", True
+
+    def close(self) -> list[str]:
+        """The stream ended: read what is left (a last event without its blank line)."""
+        if self._partial and not self._skipping_line:
+            self._line(self._partial.rstrip(b"\r"))
+        self._partial = b""
+        self._dispatch()
+        return self.names
+
+    def _line(self, line: bytes) -> None:
+        if not line:
+            self._dispatch()
+        elif line.startswith(b"data:"):
+            value = line[5:]
+            self._data.append(value[1:] if value.startswith(b" ") else value)
+        # `event:`, `id:`, `retry:` and `:` comments say nothing the data does not.
+
+    def _dispatch(self) -> None:
+        if not self._data:
+            return
+        payload, self._data = b"\n".join(self._data), []
+        self.events += 1
+        if payload.strip() == b"[DONE]":
+            return
+        try:
+            event = json.loads(payload)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return
+        if not isinstance(event, dict):
+            return
+        if self.kind == "openai":
+            for choice in _dicts(event.get("choices")):
+                _openai_calls(_dict(choice.get("delta")), self.names)
+        elif event.get("type") == "content_block_start":
+            block = _dict(event.get("content_block"))
+            if block.get("type") == "tool_use":
+                _add(self.names, block.get("name"))
+
+
+def _openai_calls(message: dict[str, Any], names: list[str]) -> None:
+    for call in _dicts(message.get("tool_calls")):
+        _add(names, _dict(call.get("function")).get("name"))
+    _add(names, _dict(message.get("function_call")).get("name"))
+
+
+def _add(names: list[str], name: Any) -> None:
+    if isinstance(name, str) and name and name not in names:
+        names.append(name)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
