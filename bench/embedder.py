@@ -9,7 +9,9 @@ web worker makes them: the query model (int8 unless EMBEDDING_LOCAL_QUERY_PRECIS
 `model` is sentence-transformers itself (torch), for a script that needs its internals."""
 from __future__ import annotations
 
+import atexit
 import os
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,9 @@ from engine import text_hash
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".data" / "cache"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+# Written every this many new vectors and at exit: rewriting the whole file for each small batch
+# (a request's needs) made a quality run spend most of its time saving.
+SAVE_EVERY = 20_000
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -32,12 +37,28 @@ class Embedder:
 
         self.provider = LocalProvider(query_variant=os.environ.get("EMBEDDING_LOCAL_QUERY_PRECISION", "int8"))
         CACHE.mkdir(parents=True, exist_ok=True)
-        self.path = CACHE / "minilm-embeddings.npz"
-        self.cache: dict[str, np.ndarray] = {}
-        if self.path.exists():
-            with np.load(self.path) as data:
-                self.cache = {k: data[k] for k in data.files}
+        self.path = CACHE / "minilm-vectors.npz"
+        self.cache: dict[str, np.ndarray] = self._load()
+        self._unsaved = 0
         self._model: Any = None
+        atexit.register(self.save)
+
+    def _load(self) -> dict[str, np.ndarray]:
+        try:
+            with np.load(self.path) as data:
+                return dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+            return {}  # no cache yet, or one cut short: the texts are embedded again
+
+    def save(self) -> None:
+        """Write the cache (to a temporary file first, so an interrupted run never leaves half a file)."""
+        if not self._unsaved:
+            return
+        keys = list(self.cache)
+        partial = self.path.with_name(self.path.stem + ".partial.npz")
+        np.savez(partial, keys=np.array(keys), vectors=np.stack([self.cache[k] for k in keys]))
+        partial.replace(self.path)
+        self._unsaved = 0
 
     @property
     def model(self) -> Any:
@@ -56,7 +77,9 @@ class Embedder:
             vectors = self.provider.encoder(variant).encode([t for _, t in todo])
             for (k, _), v in zip(todo, vectors, strict=True):
                 self.cache[k] = v.astype(np.float32)
-            np.savez(self.path, **self.cache)
+            self._unsaved += len(todo)
+            if self._unsaved >= SAVE_EVERY:
+                self.save()
         if not keys:
             return np.zeros((0, self.provider.dimensions), dtype=np.float32)
         return np.stack([self.cache[k] for k in keys])
