@@ -129,25 +129,21 @@ def load_queries(url_post, count: int) -> tuple[list[str], list[str], str]:
     calibration finds one): then the load is the semantic path's, and the tables say so."""
     from bench import catalogs
 
-    fast: list[str] = []
-    semantic: list[str] = []
-    returned: dict[str, list[str]] = {"fast": [], "semantic": []}
+    found: dict[str, tuple[list[str], list[str]]] = {"fast path": ([], []), "semantic path": ([], [])}
     for q in catalogs.speed_queries(count * 6):
         answer = url_post({"query": q, "strategy": "auto"})
         if answer.status != 200:
             continue
-        names = [m["name"] for m in answer.body["matches"] if not m.get("core")]
-        if answer.body["strategy"]["used"] == "bm25" and not answer.body["strategy"]["fallback"]:
-            fast.append(q)
-            returned["fast"] += names
-        elif len(semantic) < count:
-            semantic.append(q)
-            returned["semantic"] += names
-        if len(fast) >= count:
+        fast = answer.body["strategy"]["used"] == "bm25" and not answer.body["strategy"]["fallback"]
+        queries, returned = found["fast path" if fast else "semantic path"]
+        if len(queries) < count:
+            queries.append(q)
+            returned += [m["name"] for m in answer.body["matches"] if not m.get("core")]
+        if len(found["fast path"][0]) >= count:
             break
-    if fast:
-        return fast, list(dict.fromkeys(returned["fast"])), "fast path"
-    return semantic, list(dict.fromkeys(returned["semantic"])), "semantic path"
+    path = "fast path" if found["fast path"][0] else "semantic path"
+    queries, returned = found[path]
+    return queries, list(dict.fromkeys(returned)), path
 
 
 class Admin:

@@ -51,6 +51,6 @@ def context(r: UsageRange, curation: list[QueryMiss]) -> dict[str, Any]:
     choices beside the tool name an operator can type."""
     likely = likely_tools_for([m.query_hash for m in curation if m.query])
     for miss in curation:
-        miss.likely_tools = likely.get(miss.query_hash, [])  # type: ignore[attr-defined]
+        miss.likely_tools = likely.get(miss.query_hash, [])
     loop = learning_loop(r)
     return {"learning": loop, "learning_chart": recall_sparkline(loop, r.bucket)}

@@ -192,6 +192,7 @@ class QueryMiss:
     best_confidence: float | None
     clients: list[str] = field(default_factory=list)  # who asked it (API key names), at most CONTEXT_NAMES a day
     strategies: list[str] = field(default_factory=list)  # the strategies that answered it
+    likely_tools: list[str] = field(default_factory=list)  # the suggestions' one-click choices (learning_card.py)
 
 
 @dataclass
