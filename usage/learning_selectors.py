@@ -171,16 +171,16 @@ def offered_since(since: datetime, now: datetime | None = None) -> OfferedInWind
     """Every tool offered at least once since `since`: finished days from the rollups, the rest raw."""
     now = now or timezone.now()
     first_day = since.date()
-    rolled = DailyUsage.objects.filter(day__gte=first_day, day__lt=now.date()).order_by("-day").first()
+    rolled = DailyUsage.objects.filter(client=None, day__gte=first_day, day__lt=now.date()).order_by("-day").first()
     raw_start = since
     offered: set[str] = set()
     requests = 0
     if rolled is not None:
         raw_start = max(since, datetime(rolled.day.year, rolled.day.month, rolled.day.day, tzinfo=now.tzinfo)
                         + timedelta(days=1))
-        offered.update(DailyToolUsage.objects.filter(day__gte=first_day, day__lte=rolled.day, offered__gt=0)
+        offered.update(DailyToolUsage.objects.filter(client=None, day__gte=first_day, day__lte=rolled.day, offered__gt=0)
                        .values_list("tool", flat=True).distinct())
-        requests += sum(DailyUsage.objects.filter(day__gte=first_day, day__lte=rolled.day)
+        requests += sum(DailyUsage.objects.filter(client=None, day__gte=first_day, day__lte=rolled.day)
                         .values_list("requests", flat=True))
     offered.update(name for (name,) in _fetchall(
         f"""SELECT DISTINCT r->>'name' FROM {RequestLog._meta.db_table} l, jsonb_array_elements(l.results) r

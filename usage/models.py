@@ -58,7 +58,7 @@ class RequestLog(models.Model):
         indexes = [
             # Every dashboard read and the pruning are time-range scans.
             models.Index(fields=["created_at"], name="requestlog_created_at"),
-            # The dashboard's client filter reads one client's raw rows (the rollups have no client dimension).
+            # The dashboard's client filter reads one client's raw rows of the days not rolled up yet.
             models.Index(fields=["client", "created_at"], name="requestlog_client_created_at"),
         ]
 
@@ -102,10 +102,20 @@ class Feedback(models.Model):
         return f"feedback {self.request_id}"
 
 
-class DailyUsage(models.Model):
-    """One row per UTC day, also for days without traffic, so 'rolled up until' is the last row."""
+# Every daily rollup has rows of all clients (client NULL) and rows per client that made requests
+# that day (API key name, "" without a key), so one client's view of past months reads rollups too.
 
-    day = models.DateField(unique=True)
+
+def _client_field() -> models.CharField:
+    return models.CharField(max_length=128, null=True, blank=True, help_text="empty: all clients together")
+
+
+class DailyUsage(models.Model):
+    """Per UTC day a row of all clients, also for days without traffic (so 'rolled up until' is the
+    last such row), and a row per client of the day."""
+
+    day = models.DateField()
+    client = _client_field()
     requests = models.IntegerField(default=0)
     route_requests = models.IntegerField(default=0)
     tool_search_requests = models.IntegerField(default=0)
@@ -138,14 +148,17 @@ class DailyUsage(models.Model):
     class Meta:
         db_table = "routing_dailyusage"
         ordering = ["day"]
+        constraints = [models.UniqueConstraint(fields=["client", "day"], name="unique_daily_usage",
+                                               nulls_distinct=False)]
         verbose_name_plural = "daily usage"
 
     def __str__(self) -> str:
-        return f"usage {self.day}"
+        return f"usage {self.day}" if self.client is None else f"usage of {self.client} on {self.day}"
 
 
 class DailyToolUsage(models.Model):
     day = models.DateField()
+    client = _client_field()
     tool = models.CharField(max_length=128)
     offered = models.IntegerField(default=0)
     used = models.IntegerField(default=0)
@@ -154,37 +167,23 @@ class DailyToolUsage(models.Model):
 
     class Meta:
         db_table = "routing_dailytoolusage"
-        constraints = [models.UniqueConstraint(fields=["day", "tool"], name="unique_daily_tool")]
+        constraints = [models.UniqueConstraint(fields=["client", "day", "tool"], name="unique_daily_tool",
+                                               nulls_distinct=False)]
 
     def __str__(self) -> str:
         return f"{self.tool} on {self.day}"
 
 
-class DailyClientUsage(models.Model):
-    day = models.DateField()
-    client = models.CharField(max_length=128)
-    requests = models.IntegerField(default=0)
-    latency_sum_ms = models.FloatField(default=0)
-    tokens_saved = models.BigIntegerField(default=0)
-    tokens_catalog = models.BigIntegerField(default=0)
-    fallback = models.IntegerField(default=0)
-
-    class Meta:
-        db_table = "routing_dailyclientusage"
-        constraints = [models.UniqueConstraint(fields=["day", "client"], name="unique_daily_client")]
-
-    def __str__(self) -> str:
-        return f"{self.client} on {self.day}"
-
-
 class DailyCategoryUsage(models.Model):
     day = models.DateField()
+    client = _client_field()
     category = models.CharField(max_length=128)
     requests = models.IntegerField(default=0)
 
     class Meta:
         db_table = "routing_dailycategoryusage"
-        constraints = [models.UniqueConstraint(fields=["day", "category"], name="unique_daily_category")]
+        constraints = [models.UniqueConstraint(fields=["client", "day", "category"], name="unique_daily_category",
+                                               nulls_distinct=False)]
 
     def __str__(self) -> str:
         return f"{self.category} on {self.day}"
@@ -194,6 +193,7 @@ class DailyQueryMiss(models.Model):
     """Queries that found nothing or only low-confidence tools: the curation list beyond retention."""
 
     day = models.DateField()
+    client = _client_field()
     query_hash = models.CharField(max_length=64)
     query = models.TextField(null=True, blank=True)
     count = models.IntegerField(default=0)
@@ -204,7 +204,8 @@ class DailyQueryMiss(models.Model):
 
     class Meta:
         db_table = "routing_dailyquerymiss"
-        constraints = [models.UniqueConstraint(fields=["day", "query_hash"], name="unique_daily_query_miss")]
+        constraints = [models.UniqueConstraint(fields=["client", "day", "query_hash"], name="unique_daily_query_miss",
+                                               nulls_distinct=False)]
 
     def __str__(self) -> str:
         return f"miss {self.query_hash[:12]} on {self.day}"

@@ -3,25 +3,25 @@
 A range is read from two sources: finished days from the daily rollups (a few rows per day,
 so months stay fast) and the rest (today, or the last 24 hours) from raw RequestLog rows.
 The `window_*` functions aggregate raw rows in SQL; the rollup job stores exactly what they
-return, so that a day reads the same before and after it is rolled up.
+return, for all clients together and for each client, so that a day reads the same before and
+after it is rolled up, in the dashboard's view of every client and of one.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Max, Sum
+from django.db.models import Max, QuerySet, Sum
 from django.utils import timezone
 
 from toolcatalog.models import HypotheticalQuery, Tool
 
 from .models import (
     DailyCategoryUsage,
-    DailyClientUsage,
     DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
@@ -30,6 +30,8 @@ from .models import (
     RequestLog,
     StrategyClass,
 )
+
+RollupModel = TypeVar("RollupModel", DailyUsage, DailyToolUsage, DailyCategoryUsage, DailyQueryMiss)
 
 # Upper bounds of the latency histogram buckets; the last bucket holds everything slower.
 LATENCY_BUCKETS_MS = (1, 2, 3, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000)
@@ -206,7 +208,7 @@ class SeriesPoint:
 
 # --- raw windows -------------------------------------------------------------------------------
 # Each reads raw rows of [start, end), of one client when `client` is given (the dashboard's
-# client filter); the rollup job calls them without one.
+# client filter); the rollup job calls them without one and then once per client of the day.
 
 def _fetchall(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
@@ -328,16 +330,17 @@ _MISS_CONDITION = "query_hash <> '' AND (jsonb_array_length(results) = 0 OR conf
 CONTEXT_NAMES = 10  # clients and strategies kept per missed query and day
 
 
-def window_misses(start: datetime, end: datetime) -> list[QueryMiss]:
+def window_misses(start: datetime, end: datetime, client: str | None = None) -> list[QueryMiss]:
+    where, params = _log_window(start, end, client)
     return [
         QueryMiss(*row)
         for row in _fetchall(
             f"""SELECT query_hash, max(query), count(*), count(*) FILTER (WHERE jsonb_array_length(results) = 0),
                        max(confidence), (array_agg(DISTINCT client))[1:{CONTEXT_NAMES}],
                        (array_agg(DISTINCT strategy))[1:{CONTEXT_NAMES}]
-                FROM {LOG_TABLE} WHERE created_at >= %s AND created_at < %s AND {_MISS_CONDITION}
+                FROM {LOG_TABLE} WHERE {where} AND {_MISS_CONDITION}
                 GROUP BY query_hash""",
-            [start, end, settings.USAGE_LOW_CONFIDENCE],
+            [*params, settings.USAGE_LOW_CONFIDENCE],
         )
     ]
 
@@ -367,7 +370,7 @@ class UsageRange:
     bucket: str  # "hour" or "day": one chart point each
     rollup_days: tuple[date, date] | None  # inclusive, read from the rollups
     raw_start: datetime  # raw rows from here to `end`
-    client: str | None = None  # only this client's requests (read from raw rows only)
+    client: str | None = None  # only this client's requests
 
     @property
     def first_day(self) -> date:
@@ -382,8 +385,7 @@ def resolve_range(key: str, now: datetime | None = None, *, first: date | None =
                   client: str | None = None) -> UsageRange:
     """A preset range ("24h", "7d", "30d"), or with key "custom" the UTC days `first` to `last`.
 
-    With a `client`, everything is read from the raw log: the rollups do not keep per-client
-    tools, categories or feedback, so such a view reaches back USAGE_RETENTION_DAYS at most.
+    Finished days come from the rollups of all clients, or of `client` when one is given.
     """
     now = now or timezone.now()
     today = now.astimezone(UTC).date()
@@ -398,22 +400,27 @@ def resolve_range(key: str, now: datetime | None = None, *, first: date | None =
             return UsageRange(key, start, now, "hour", None, start, client)
         first, end = today - timedelta(days=RANGE_DAYS[key] - 1), now
     start = _utc_day_start(first)
-    last_rolled = None
-    if client is None:
-        # Rollups hold finished days only: those of the range before `end` and before today.
-        before = min(end, _utc_day_start(today)).astimezone(UTC).date()
-        last_rolled = DailyUsage.objects.filter(day__gte=first, day__lt=before).aggregate(last=Max("day"))["last"]
+    # Rollups hold finished days only: those of the range before `end` and before today. The rows
+    # of all clients exist for every rolled-up day, those of one client only for its busy days.
+    before = min(end, _utc_day_start(today)).astimezone(UTC).date()
+    last_rolled = (DailyUsage.objects.filter(client=None, day__gte=first, day__lt=before)
+                   .aggregate(last=Max("day"))["last"])
     if last_rolled is None:
         return UsageRange(key, start, end, "day", None, start, client)
     return UsageRange(key, start, end, "day", (first, last_rolled),
                       min(_utc_day_start(last_rolled + timedelta(days=1)), end), client)
 
 
+def _rolled_up(model: type[RollupModel], r: UsageRange) -> QuerySet[RollupModel]:
+    """The rollup rows of the range's finished days: of its client, or of all clients together."""
+    return model.objects.filter(day__range=r.rollup_days, client=r.client)
+
+
 def range_totals(r: UsageRange) -> Totals:
     raw = window_totals(r.raw_start, r.end, r.client)
     if r.rollup_days is None:
         return raw
-    rows: list[dict[str, Any]] = [dict(row) for row in DailyUsage.objects.filter(day__range=r.rollup_days).values()]
+    rows: list[dict[str, Any]] = [dict(row) for row in _rolled_up(DailyUsage, r).values()]
     rolled = Totals()
     for row in rows:
         rolled = rolled.merged(Totals(
@@ -431,7 +438,7 @@ def range_feedback(r: UsageRange) -> FeedbackTotals:
     if r.rollup_days is None:
         return raw
     names = list(asdict(FeedbackTotals()))
-    sums = DailyUsage.objects.filter(day__range=r.rollup_days).aggregate(**{n: Sum(n) for n in names})
+    sums = _rolled_up(DailyUsage, r).aggregate(**{n: Sum(n) for n in names})
     return FeedbackTotals(**{n: sums[n] or 0 for n in names}).merged(raw)
 
 
@@ -439,7 +446,7 @@ def range_series(r: UsageRange) -> list[SeriesPoint]:
     """One point per hour (24 h) or day, zero-filled so that the time axis has no gaps."""
     points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket, r.client)}
     if r.rollup_days is not None:
-        for row in DailyUsage.objects.filter(day__range=r.rollup_days):
+        for row in _rolled_up(DailyUsage, r):
             start = _utc_day_start(row.day)
             points[start] = SeriesPoint(start, row.requests, row.latency_p50_ms, row.latency_p95_ms, row.tokens_saved)
     step = timedelta(hours=1) if r.bucket == "hour" else timedelta(days=1)
@@ -456,7 +463,7 @@ def range_series(r: UsageRange) -> list[SeriesPoint]:
 def range_tools(r: UsageRange) -> list[ToolUsage]:
     tools = {t.tool: t for t in window_tools(r.raw_start, r.end, r.client)}
     if r.rollup_days is not None:
-        for row in (DailyToolUsage.objects.filter(day__range=r.rollup_days).values("tool")
+        for row in (_rolled_up(DailyToolUsage, r).values("tool")
                     .annotate(offered=Sum("offered"), used=Sum("used"), unused=Sum("unused"), missed=Sum("missed"))):
             tool = tools.setdefault(row["tool"], ToolUsage(row["tool"]))
             for attribute in ("offered", "used", "unused", "missed"):
@@ -467,10 +474,12 @@ def range_tools(r: UsageRange) -> list[ToolUsage]:
 def range_clients(r: UsageRange) -> list[ClientUsage]:
     clients = {c.client: c for c in window_clients(r.raw_start, r.end, r.client)}
     if r.rollup_days is not None:
-        for row in (DailyClientUsage.objects.filter(day__range=r.rollup_days).values("client")
+        one_or_every_client = (DailyUsage.objects.filter(client=r.client) if r.client is not None
+                               else DailyUsage.objects.exclude(client=None))
+        for row in (one_or_every_client.filter(day__range=r.rollup_days).values("client")
                     .annotate(requests=Sum("requests"), latency_sum_ms=Sum("latency_sum_ms"),
                               tokens_saved=Sum("tokens_saved"), tokens_catalog=Sum("tokens_catalog"),
-                              fallback=Sum("fallback"))):
+                              fallback=Sum("strategy_fallback"))):
             client = clients.setdefault(row["client"], ClientUsage(row["client"]))
             for attribute in ("requests", "latency_sum_ms", "tokens_saved", "tokens_catalog", "fallback"):
                 setattr(client, attribute, getattr(client, attribute) + row[attribute])
@@ -480,7 +489,7 @@ def range_clients(r: UsageRange) -> list[ClientUsage]:
 def range_categories(r: UsageRange) -> list[tuple[str, int]]:
     counts = dict(window_categories(r.raw_start, r.end, r.client))
     if r.rollup_days is not None:
-        for row in (DailyCategoryUsage.objects.filter(day__range=r.rollup_days).values("category")
+        for row in (_rolled_up(DailyCategoryUsage, r).values("category")
                     .annotate(requests=Sum("requests"))):
             counts[row["category"]] = counts.get(row["category"], 0) + row["requests"]
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -493,9 +502,10 @@ def curation_list(r: UsageRange, limit: int = 25) -> list[QueryMiss]:
     params.append(settings.USAGE_LOW_CONFIDENCE)
     rollup_part = ""
     if r.rollup_days is not None:
-        rollup_part = """UNION ALL SELECT query_hash, query, count, no_results, best_confidence
-                         FROM routing_dailyquerymiss WHERE day BETWEEN %s AND %s"""
-        params += list(r.rollup_days)
+        client_condition = "client IS NULL" if r.client is None else "client = %s"
+        rollup_part = f"""UNION ALL SELECT query_hash, query, count, no_results, best_confidence
+                          FROM {DailyQueryMiss._meta.db_table} WHERE day BETWEEN %s AND %s AND {client_condition}"""
+        params += [*r.rollup_days, *([] if r.client is None else [r.client])]
     misses = [
         QueryMiss(*row)
         for row in _fetchall(
@@ -534,7 +544,7 @@ def _add_context(misses: list[QueryMiss], r: UsageRange) -> None:
         params + [hashes],
     )
     if r.rollup_days is not None:
-        rows += list(DailyQueryMiss.objects.filter(day__range=r.rollup_days, query_hash__in=hashes)
+        rows += list(_rolled_up(DailyQueryMiss, r).filter(query_hash__in=hashes)
                      .values_list("query_hash", "clients", "strategies"))
     for query_hash, names, used in rows:
         clients[query_hash].update(names or ())

@@ -33,7 +33,6 @@ from toolcatalog.services import save_validated
 from . import selectors
 from .models import (
     DailyCategoryUsage,
-    DailyClientUsage,
     DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
@@ -520,7 +519,7 @@ def prune_and_roll_up(now: datetime | None = None) -> dict:
 
 
 def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:
-    last = DailyUsage.objects.aggregate(last=Max("day"))["last"]
+    last = DailyUsage.objects.filter(client=None).aggregate(last=Max("day"))["last"]
     if last is None:
         earliest = RequestLog.objects.aggregate(first=Min("created_at"))["first"]
         if earliest is None:
@@ -533,31 +532,34 @@ def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:
 
 
 def roll_up_day(day: date) -> None:
-    """Replace the rollups of one UTC day with figures computed from its raw rows."""
+    """Replace the rollups of one UTC day with figures computed from its raw rows: those of all
+    clients together, then those of each client of the day."""
     start, end = day_start(day), day_start(day + timedelta(days=1))
-    totals = selectors.window_totals(start, end)
-    feedback = selectors.window_feedback_totals(start, end)
+    clients = sorted(c.client for c in selectors.window_clients(start, end))
     with transaction.atomic():
-        for model in (DailyUsage, DailyToolUsage, DailyClientUsage, DailyCategoryUsage, DailyQueryMiss):
+        for model in (DailyUsage, DailyToolUsage, DailyCategoryUsage, DailyQueryMiss):
             model.objects.filter(day=day).delete()
-        DailyUsage.objects.create(day=day, **totals.as_rollup_fields(), **feedback.as_rollup_fields())
-        DailyToolUsage.objects.bulk_create(
-            DailyToolUsage(day=day, tool=t.tool, offered=t.offered, used=t.used, unused=t.unused, missed=t.missed)
-            for t in selectors.window_tools(start, end)
-        )
-        DailyClientUsage.objects.bulk_create(
-            DailyClientUsage(day=day, client=c.client, requests=c.requests, latency_sum_ms=c.latency_sum_ms,
-                             tokens_saved=c.tokens_saved, tokens_catalog=c.tokens_catalog, fallback=c.fallback)
-            for c in selectors.window_clients(start, end)
-        )
-        DailyCategoryUsage.objects.bulk_create(
-            DailyCategoryUsage(day=day, category=name, requests=count)
-            for name, count in selectors.window_categories(start, end)
-        )
-        DailyQueryMiss.objects.bulk_create(
-            (DailyQueryMiss(day=day, query_hash=m.query_hash, query=m.query, count=m.count,
-                            no_results=m.no_results, best_confidence=m.best_confidence,
-                            clients=m.clients, strategies=m.strategies)
-             for m in selectors.window_misses(start, end)),
-            batch_size=INSERT_BATCH,
-        )
+        for client in [None, *clients]:
+            _roll_up_client_day(day, start, end, client)
+
+
+def _roll_up_client_day(day: date, start: datetime, end: datetime, client: str | None) -> None:
+    totals = selectors.window_totals(start, end, client)
+    feedback = selectors.window_feedback_totals(start, end, client)
+    DailyUsage.objects.create(day=day, client=client, **totals.as_rollup_fields(), **feedback.as_rollup_fields())
+    DailyToolUsage.objects.bulk_create(
+        DailyToolUsage(day=day, client=client, tool=t.tool, offered=t.offered, used=t.used, unused=t.unused,
+                       missed=t.missed)
+        for t in selectors.window_tools(start, end, client)
+    )
+    DailyCategoryUsage.objects.bulk_create(
+        DailyCategoryUsage(day=day, client=client, category=name, requests=count)
+        for name, count in selectors.window_categories(start, end, client)
+    )
+    DailyQueryMiss.objects.bulk_create(
+        (DailyQueryMiss(day=day, client=client, query_hash=m.query_hash, query=m.query, count=m.count,
+                        no_results=m.no_results, best_confidence=m.best_confidence,
+                        clients=m.clients, strategies=m.strategies)
+         for m in selectors.window_misses(start, end, client)),
+        batch_size=INSERT_BATCH,
+    )

@@ -6,7 +6,6 @@ from usage import selectors
 from usage import services as usage
 from usage.models import (
     DailyCategoryUsage,
-    DailyClientUsage,
     DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
@@ -48,27 +47,26 @@ def traffic() -> None:
 @pytest.mark.usefixtures("traffic")
 def test_finished_days_are_rolled_up_with_their_figures() -> None:
     usage.prune_and_roll_up(NOW)
-    day = DailyUsage.objects.get(day=date(2026, 3, 8))
+    day = DailyUsage.objects.get(client=None, day=date(2026, 3, 8))
     assert (day.requests, day.latency_p50_ms, day.latency_p95_ms) == (3, 20.0, 29.0)
     assert (day.strategy_fast, day.strategy_fallback, day.no_results) == (2, 1, 1)
     assert (day.tokens_saved, day.tokens_catalog) == (3 * 9_600, 3 * 10_000)
     assert sum(day.latency_histogram) == 3
-    assert {(c.client, c.requests) for c in DailyClientUsage.objects.filter(day=day.day)} == {("alpha", 2), ("beta", 1)}
-    assert DailyToolUsage.objects.get(day=day.day, tool="play_music").offered == 2
-    assert DailyCategoryUsage.objects.get(day=day.day, category="music").requests == 2
-    miss = DailyQueryMiss.objects.get(day=day.day)
+    assert DailyToolUsage.objects.get(client=None, day=day.day, tool="play_music").offered == 2
+    assert DailyCategoryUsage.objects.get(client=None, day=day.day, category="music").requests == 2
+    miss = DailyQueryMiss.objects.get(client=None, day=day.day)
     assert (miss.query, miss.count, miss.no_results) == ("xyzzy", 1, 1)
 
 
 @pytest.mark.usefixtures("traffic")
 def test_feedback_is_rolled_up_per_tool() -> None:
     usage.prune_and_roll_up(NOW)
-    day = DailyUsage.objects.get(day=date(2026, 3, 9))
+    day = DailyUsage.objects.get(client=None, day=date(2026, 3, 9))
     assert (day.feedback, day.feedback_success, day.tools_used, day.tools_offered_and_used, day.tools_missed) == (
         1, 1, 2, 1, 1)
-    assert DailyToolUsage.objects.get(day=day.day, tool="get_weather").used == 1
-    assert DailyToolUsage.objects.get(day=day.day, tool="get_forecast").missed == 1
-    assert DailyUsage.objects.get(day=date(2026, 3, 9)).strategy_semantic == 1
+    assert DailyToolUsage.objects.get(client=None, day=day.day, tool="get_weather").used == 1
+    assert DailyToolUsage.objects.get(client=None, day=day.day, tool="get_forecast").missed == 1
+    assert DailyUsage.objects.get(client=None, day=date(2026, 3, 9)).strategy_semantic == 1
 
 
 @pytest.mark.usefixtures("traffic")
@@ -77,14 +75,14 @@ def test_raw_rows_past_retention_are_pruned_and_their_rollups_stay(settings) -> 
     result = usage.prune_and_roll_up(NOW)
     assert result["pruned_requests"] == 1
     assert not RequestLog.objects.filter(request_id="ancient").exists()
-    assert DailyUsage.objects.get(day=date(2026, 1, 1)).requests == 1
+    assert DailyUsage.objects.get(client=None, day=date(2026, 1, 1)).requests == 1
     assert RequestLog.objects.filter(request_id="today").exists()
 
 
 @pytest.mark.usefixtures("traffic")
 def test_every_finished_day_gets_a_row_even_without_traffic() -> None:
     usage.prune_and_roll_up(NOW)
-    days = list(DailyUsage.objects.values_list("day", flat=True))
+    days = list(DailyUsage.objects.filter(client=None).values_list("day", flat=True))
     assert days[0] == date(2026, 1, 1) and days[-1] == date(2026, 3, 9)
     assert len(days) == (date(2026, 3, 9) - date(2026, 1, 1)).days + 1
     assert not DailyUsage.objects.filter(day=date(2026, 3, 10)).exists()  # today is not finished
@@ -96,9 +94,10 @@ def test_rolling_up_again_is_idempotent_and_takes_late_records() -> None:
     usage.record_request(make_record(request_id="late", created_at=at("2026-03-09 23:59")))
     result = usage.prune_and_roll_up(NOW)
     assert result["rolled_up"] == ["2026-03-08", "2026-03-09"]
-    assert DailyUsage.objects.get(day=date(2026, 3, 9)).requests == 3
-    assert DailyUsage.objects.get(day=date(2026, 3, 8)).requests == 3
-    assert DailyToolUsage.objects.filter(day=date(2026, 3, 8), tool="play_music").count() == 1
+    assert DailyUsage.objects.get(client=None, day=date(2026, 3, 9)).requests == 3
+    assert DailyUsage.objects.get(client=None, day=date(2026, 3, 8)).requests == 3
+    assert DailyToolUsage.objects.filter(client=None, day=date(2026, 3, 8), tool="play_music").count() == 1
+    assert DailyToolUsage.objects.filter(client="alpha", day=date(2026, 3, 8), tool="play_music").count() == 1
 
 
 @pytest.mark.usefixtures("traffic")
