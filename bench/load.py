@@ -322,7 +322,7 @@ def main() -> None:
             queries, targets, path = load_queries(post_route, 10 if args.tiny else 100)
             profiles: dict[str, list] = {}
             for clients in (int(c) for c in args.clients.split(",")):
-                profiler = start_profiler(server.worker_pids()[0], min(30, args.seconds), f"fast-{clients}") \
+                profiler = start_profiler(server.worker_pids()[0], min(30, args.seconds), f"load-{clients}") \
                     if args.profile and clients == max(int(c) for c in args.clients.split(",")) else None
                 answers = run_load(server.port, key, queries, clients, args.seconds)
                 if profiler:
@@ -382,15 +382,13 @@ def tables(phases: list[Phase], tools: int, queries: int, path: str) -> list[Tab
     return [load, checks]
 
 
-PROFILE_FILES = {"fast path, 32 clients": "profile-fast-32.txt", "with an admin change every second": "profile-edits.txt"}
-
-
 def resummarise() -> None:
     from bench.common import load_results
 
     last = load_results("load")
-    profiles = {phase: profile_summary(LOG_DIR / name) for phase, name in PROFILE_FILES.items()
-                if (LOG_DIR / name).exists()}
+    path = last["tables"][0]["rows"][0][0].split(",")[0]  # the first phase: "<path>, <n> clients"
+    files = {f"{path}, 32 clients": "profile-load-32.txt", "with an admin change every second": "profile-edits.txt"}
+    profiles = {phase: profile_summary(LOG_DIR / name) for phase, name in files.items() if (LOG_DIR / name).exists()}
     kept = [Table(**t) for t in last["tables"] if not t["title"].startswith("py-spy")]
     out = kept + profile_tables(profiles)
     print_tables(out)
