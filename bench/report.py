@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.common import ROOT, Table, load_results, machine_description  # noqa: E402
+from bench.serving import FAST_PATH_ROW, SEMANTIC_ROW  # noqa: E402
 
 FAST_SIZES = "100,1000,10000"
 FULL_SIZES = "100,1000,10000,100000"
@@ -110,13 +111,11 @@ def targets(results: dict[str, dict]) -> Table:
     serving = results.get("serving")
     if serving:
         http = serving["tables"][0]
-        added = [row[-1] for row in http["rows"] if row[1] == "auto fast path, again"]
-        table.add("HTTP adds <= 3 ms p50 to the engine (auto fast path)",
-                  " / ".join(f"{a:.2f} ms" for a in added) + " (per catalog size)" if added else "–",
-                  ("met" if max(added) <= 3 else "missed") if added else "–")
-        semantic = _semantic_overhead(http, results.get("speed"))
-        if semantic:
-            table.add("HTTP adds <= 3 ms p50 to the engine (hybrid, fresh query embedding)", *semantic)
+        for row, path in ((FAST_PATH_ROW, "auto fast path"), (SEMANTIC_ROW, "hybrid, fresh query embedding")):
+            added = {r[0]: r[-1] for r in http["rows"] if r[1] == row}
+            table.add(f"HTTP adds <= 3 ms p50 to the engine ({path})",
+                      ", ".join(f"{a:.2f} ms at {n:,} tools" for n, a in added.items()) if added else "–",
+                      ("met" if max(added.values()) <= 3 else "missed") if added else "–")
         memory = serving["tables"][1]
         for tools, limit in ((1000, 300), (100000, 600)):
             rss = cell(memory, {"tools": tools}, "worker RSS MB (each)")
@@ -179,20 +178,6 @@ def _at_most(value, limit: float) -> str:
     if not isinstance(value, (int, float)) or value != value:
         return "–"
     return "met" if value <= limit else "missed"
-
-
-def _semantic_overhead(http: dict, speed: dict | None, tools: int = 1000) -> tuple[str, str] | None:
-    """HTTP hybrid p50 (serving) against the engine's hybrid p50 with a fresh embedding (speed),
-    the same queries and catalog size in two steps of one run."""
-    if not speed:
-        return None
-    over_http = cell(http, {"tools": tools, "request": "hybrid"}, "p50 ms")
-    engine = cell(speed["tables"][0], {"tools": tools, "contender": "ours `hybrid`, fresh query embedding"}, "p50 ms")
-    if not isinstance(over_http, (int, float)) or not isinstance(engine, (int, float)):
-        return None
-    added = over_http - engine
-    return (f"{added:.2f} ms at {tools:,} tools ({over_http:.2f} over HTTP, {engine:.2f} in the engine)",
-            "met" if added <= 3 else "missed")
 
 
 def _x(value) -> str:

@@ -73,6 +73,10 @@ def test_serving_tables(bench_runs):
     result = run_script("serving", bench_runs)
     assert_well_formed(result, 4)
     assert result["tables"][3]["title"].startswith("Filter gateway")
+    http = result["tables"][0]
+    semantic = [row for row in http["rows"] if row[1] == "hybrid, fresh query embedding, again"]
+    assert semantic and semantic[0][-2] > 0  # the engine's p50 for the same requests, and what serving adds
+    assert semantic[0][-1] == semantic[0][3] - semantic[0][-2]
 
 
 def test_load_tables(bench_runs):
