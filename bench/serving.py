@@ -11,9 +11,12 @@ For each size, on a throw-away database (`toolrouter_bench_serving`, Redis db 12
    sends requests back to back (auto, then hybrid; unique queries, so every semantic request
    embeds its query fresh), and each worker's memory is read: RSS as `ps` shows it, USS
    (private) and PSS (private + its share of pages shared with the other worker);
-4. the queries that took the auto fast path are sent again (at least 200 requests) and routed
-   in this process on an index of the same snapshot: HTTP p50 minus engine p50 is what serving
-   adds (issue #3: at most 3 ms). `--profile` runs py-spy on each worker during that phase.
+4. what serving adds to the engine, per path: the queries that took the auto fast path are sent
+   again (at least 200 requests), and `hybrid` on a new wording of every query (embedded fresh on
+   both sides), each also routed in this process on an index of the same snapshot; HTTP p50 minus
+   engine p50 is what serving adds (target: at most 3 ms), and the route service's own clock in
+   the answers says how much of it is spent inside the service. `--profile` runs py-spy on each
+   worker during those phases.
 """
 from __future__ import annotations
 
