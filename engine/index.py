@@ -11,7 +11,6 @@ tie-break (equal scores -> alphabetical).
 """
 from __future__ import annotations
 
-import ctypes
 import time
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from shared.lru import LRUCache
+from shared.memory import release_freed_memory
 
 from .formats import render_tool
 from .hierarchy import CategoryTree
@@ -60,7 +60,7 @@ class RoutingIndex:
         # tool, and keeping 100k rendered dicts would cost ~120 MB.
         self.token_counter = self._build_token_counter()
         self._masks: LRUCache[Hashable, np.ndarray] = LRUCache(_MASK_CACHE_SIZE)
-        _release_freed_memory()
+        release_freed_memory()  # the build's temporaries
         self.build_seconds = time.perf_counter() - started
 
     # -- construction helpers -------------------------------------------------
@@ -176,14 +176,3 @@ def build_index(snapshot: CatalogSnapshot, *, vector_dtype: type = np.float32) -
     return RoutingIndex(snapshot, vector_dtype=vector_dtype)
 
 
-def _release_freed_memory() -> None:
-    """Hand the build's temporary memory back to the OS (glibc keeps it otherwise).
-
-    The build allocates per-field token lists and bm25s intermediates several
-    times the size of what the index keeps; at 100k tools the process RSS
-    stayed ~280 MB above the retained size without this.
-    """
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass

@@ -23,6 +23,7 @@ from django.db import DatabaseError
 
 from engine import RoutingIndex
 from engine.incremental import PatchNotPossible, apply_changes
+from shared.memory import release_freed_memory
 
 from . import selectors
 
@@ -78,6 +79,10 @@ class LiveIndex:
         self.full_builds += 1
         logger.info("routing index v%s built: %d tools in %.1f ms", snapshot.version, len(self._index),
                     (time.perf_counter() - started) * 1000)
+        # The snapshot's row copies and vectors, and the replaced index, are garbage now; without
+        # this a 100,000-tool worker keeps ~160 MB of their freed pages.
+        del snapshot
+        release_freed_memory()
 
     def _patched(self, model_id: str, version: tuple[int, int]) -> RoutingIndex | None:
         """The current index patched with what changed since, or None when a full build is due."""

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["shared", "engine", "toolcatalog", "usage", "routing", "api", "gateway", "toolrouter"]
 RANK = {name: rank for rank, name in enumerate(ORDER)}
 # The parts of `shared` the engine may use: pure Python, no settings, no Redis.
-PURE_SHARED = {"shared", "shared.lru", "shared.messages", "shared.fields"}
+PURE_SHARED = {"shared", "shared.lru", "shared.memory", "shared.messages", "shared.fields"}
 DJANGO_WORLD = {"django", "rest_framework", "drf_spectacular", "celery", "pgvector", "redis"}
 
 
