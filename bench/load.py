@@ -382,11 +382,17 @@ def tables(phases: list[Phase], tools: int, queries: int, path: str) -> list[Tab
     return [load, checks]
 
 
+def load_path(load_table: dict) -> str:
+    """The path a saved load table's requests took: its phases are named "<path>, <n> clients"."""
+    rows = load_table["rows"]
+    return rows[0][0].split(",")[0] if rows else "fast path"
+
+
 def resummarise() -> None:
     from bench.common import load_results
 
     last = load_results("load")
-    path = last["tables"][0]["rows"][0][0].split(",")[0]  # the first phase: "<path>, <n> clients"
+    path = load_path(last["tables"][0])
     files = {f"{path}, 32 clients": "profile-load-32.txt", "with an admin change every second": "profile-edits.txt"}
     profiles = {phase: profile_summary(LOG_DIR / name) for phase, name in files.items() if (LOG_DIR / name).exists()}
     kept = [Table(**t) for t in last["tables"] if not t["title"].startswith("py-spy")]

@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.common import ROOT, Table, load_results, machine_description  # noqa: E402
+from bench.load import load_path  # noqa: E402
 from bench.serving import FAST_PATH_ROW, SEMANTIC_ROW  # noqa: E402
 
 FAST_SIZES = "100,1000,10000"
@@ -95,7 +96,7 @@ def targets(results: dict[str, dict]) -> Table:
         rows = load["tables"][0]
         rps = cell(rows, {"clients": 32}, "requests/s")
         errors = cell(rows, {"clients": 32}, "errors")
-        path = rows["rows"][0][0].split(",")[0] if rows["rows"] else "fast path"
+        path = load_path(rows)
         table.add(f"HTTP >= 300 requests/s on the {path}, 32 clients, 0 errors",
                   f"{rps:.0f} requests/s, {errors} errors" if rps else "–",
                   ("met" if rps >= 300 and errors == 0 else "missed") if rps else "–")

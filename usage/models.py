@@ -211,6 +211,10 @@ class DailyQueryMiss(models.Model):
         return f"miss {self.query_hash[:12]} on {self.day}"
 
 
+# The tables of a day's rollup, which the rollup job replaces together.
+ROLLUP_MODELS = (DailyUsage, DailyToolUsage, DailyCategoryUsage, DailyQueryMiss)
+
+
 class DismissedQuery(models.Model):
     """A query an operator took off the dashboard's curation list (junk, a test, a formula).
 

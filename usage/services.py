@@ -32,6 +32,7 @@ from toolcatalog.services import save_validated
 
 from . import selectors
 from .models import (
+    ROLLUP_MODELS,
     DailyCategoryUsage,
     DailyQueryMiss,
     DailyToolUsage,
@@ -537,7 +538,7 @@ def roll_up_day(day: date) -> None:
     start, end = day_start(day), day_start(day + timedelta(days=1))
     clients = sorted(c.client for c in selectors.window_clients(start, end))
     with transaction.atomic():
-        for model in (DailyUsage, DailyToolUsage, DailyCategoryUsage, DailyQueryMiss):
+        for model in ROLLUP_MODELS:
             model.objects.filter(day=day).delete()
         for client in [None, *clients]:
             _roll_up_client_day(day, start, end, client)

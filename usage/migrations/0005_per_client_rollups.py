@@ -7,6 +7,7 @@ from django.db import migrations, models
 # Days rolled up before per-client rollups kept only a client's request totals (DailyClientUsage);
 # they become that client's DailyUsage rows, with no tools, categories or feedback of their own.
 CLIENT_TOTALS = ("requests", "latency_sum_ms", "tokens_saved", "tokens_catalog")
+ROLLUP_MODELS = ("DailyUsage", "DailyToolUsage", "DailyCategoryUsage", "DailyQueryMiss")
 
 
 def client_totals_to_daily_usage(apps, schema_editor):
@@ -29,7 +30,7 @@ def reroll_days_with_raw_rows(apps, schema_editor):
     if first is None:
         return
     first_day = first.astimezone(datetime.UTC).date()
-    for name in ("DailyUsage", "DailyToolUsage", "DailyCategoryUsage", "DailyQueryMiss"):
+    for name in ROLLUP_MODELS:
         apps.get_model("usage", name).objects.filter(day__gte=first_day).delete()
 
 
@@ -42,8 +43,8 @@ def daily_usage_to_client_totals(apps, schema_editor):
          for row in DailyUsage.objects.exclude(client=None).iterator()),
         batch_size=1000,
     )
-    for model in ("DailyUsage", "DailyToolUsage", "DailyCategoryUsage", "DailyQueryMiss"):
-        apps.get_model("usage", model).objects.exclude(client=None).delete()
+    for name in ROLLUP_MODELS:
+        apps.get_model("usage", name).objects.exclude(client=None).delete()
 
 
 class Migration(migrations.Migration):
