@@ -15,18 +15,13 @@ class Command(BaseCommand):
     def handle(self, *args, all: bool = False, **options) -> None:
         if all:
             services.mark_all_for_reembedding()
-        from django.conf import settings
-
-        batch = settings.EMBEDDING_BATCH_SIZE
         total_embedded = total_failed = 0
         for kind, model in services.EMBEDDED_MODELS.items():
             ids = list(model._default_manager.exclude(embedding_status=EmbeddingStatus.READY, embedding_text_hash__gt="")
                        .values_list("pk", flat=True))
             ids += list(services.stale_model_ids(model))
-            ids = sorted(set(ids))
-            with tqdm(total=len(ids), desc=kind, unit="row", disable=not ids) as bar:
-                for start in range(0, len(ids), batch):
-                    chunk = ids[start:start + batch]
+            with tqdm(total=len(set(ids)), desc=kind, unit="row", disable=not ids) as bar:
+                for chunk in services.embedding_batches(kind, ids):
                     try:
                         total_embedded += services.embed_objects(kind, chunk).embedded
                     except EmbeddingProviderError as exc:
