@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
 from . import validation
 
@@ -19,13 +19,12 @@ class EmbeddingStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-def embedding_index(name: str) -> HnswIndex:
-    """The HNSW cosine index every embedded table carries, for nearest-neighbour search in SQL."""
-    return HnswIndex(name=name, fields=["embedding"], opclasses=["vector_cosine_ops"], m=16, ef_construction=64)
-
-
 class Embedded(models.Model):
-    """An embedding and what it was made from, so that stale vectors can be found."""
+    """An embedding and what it was made from, so that stale vectors can be found.
+
+    No vector index: nearest neighbours are found in each process's in-memory index (the
+    engine), and the HNSW indexes the tables once carried cost an import of 10,000 tools 7 s
+    of its embedding time for queries nobody ran (migration 0006)."""
 
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, editable=False)
@@ -61,9 +60,6 @@ class Category(Embedded):
     class Meta:
         ordering = ["name"]
         verbose_name_plural = "categories"
-        indexes = [
-            embedding_index("category_embedding_hnsw"),
-        ]
 
     def __str__(self) -> str:
         return self.name
@@ -111,9 +107,6 @@ class Tool(Embedded):
 
     class Meta:
         ordering = ["name"]
-        indexes = [
-            embedding_index("tool_embedding_hnsw"),
-        ]
 
     def __str__(self) -> str:
         return self.name
@@ -153,9 +146,6 @@ class HypotheticalQuery(Embedded):
         ordering = ["tool__name", "id"]
         verbose_name_plural = "hypothetical queries"
         constraints = [models.UniqueConstraint(fields=["tool", "text"], name="unique_query_per_tool")]
-        indexes = [
-            embedding_index("query_embedding_hnsw"),
-        ]
 
     def __str__(self) -> str:
         return self.text
