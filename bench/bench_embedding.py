@@ -40,6 +40,15 @@ def generated_tools(count: int) -> list[dict]:
     return tools
 
 
+def wait_until_every_tool_is_ready() -> None:
+    from toolcatalog.models import EmbeddingStatus, Tool
+
+    while Tool.objects.exclude(embedding_status=EmbeddingStatus.READY).exists():
+        if Tool.objects.filter(embedding_status=EmbeddingStatus.FAILED).exists():
+            raise SystemExit("an embedding failed; see the worker's output")
+        time.sleep(0.25)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tools", type=int, default=10_000)
@@ -52,7 +61,6 @@ def main() -> None:
     database, redis_db = ("toolrouter_bench_embed_tiny", "10") if args.tiny else ("toolrouter_bench_embed", "11")
     with throwaway_services(database, redis_db=redis_db):
         from toolcatalog import services
-        from toolcatalog.models import EmbeddingStatus, Tool
 
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--concurrency", "1",
@@ -64,28 +72,28 @@ def main() -> None:
 
             while not app.control.ping(timeout=1.0):
                 time.sleep(0.5)
-            app.send_task("toolcatalog.tasks.embed_objects", args=["tool", []])  # warm the model first
-            time.sleep(8)
+            # One tool first, so that the worker has loaded its model before the clock starts.
+            services.import_catalog({"format": "toolcatalog/v1", "categories": [], "tools": [
+                {"name": "warm_up_the_model", "description": "Loads the model", "hypothetical_queries": []}]})
+            wait_until_every_tool_is_ready()
             started = time.perf_counter()
             services.import_catalog({"format": "toolcatalog/v1", "categories": [],
                                     "tools": generated_tools(args.tools)})
             imported = time.perf_counter() - started
             committed = time.perf_counter()
-            while Tool.objects.exclude(embedding_status=EmbeddingStatus.READY).exists():
-                if Tool.objects.filter(embedding_status=EmbeddingStatus.FAILED).exists():
-                    raise SystemExit("an embedding failed; see the worker's output")
-                time.sleep(1.0)
+            wait_until_every_tool_is_ready()
             elapsed = time.perf_counter() - committed
         finally:
             worker.terminate()
             worker.wait(timeout=30)
-    table = Table("One Celery worker embeds an imported catalog (the local model, ONNX fp32)",
+    precision = os.environ.get("EMBEDDING_LOCAL_CATALOG_PRECISION", "auto")
+    table = Table(f"One Celery worker embeds an imported catalog (the local model, catalog precision {precision})",
                   ["what", "tools", "seconds", "tools/s", "target"])
     table.add("import (the save never waits for embeddings)", args.tools, imported, args.tools / imported, "–")
     table.add("embedding", args.tools, elapsed, args.tools / elapsed,
               ("<= 60 s: " + ("met" if elapsed <= 60 else "missed")) if args.tools == 10_000 else "–")
     table.notes.append("The clock runs from the import's commit until every tool is `ready`; the worker's model "
-                       "was loaded before (one warm-up task). One worker process (--concurrency 1), all cores.")
+                       "was loaded before (one tool embedded first). One worker process (--concurrency 1), all cores.")
     print_tables([table])
     save_results("bench_embedding-tiny" if args.tiny else "bench_embedding", [table])
 

@@ -49,7 +49,12 @@ def dev_texts(data_dir: Path) -> dict[str, list[str]]:
 
 
 def load_encoder(name: str, threads: int = 0, batch_size: int = 16):
-    """texts -> vectors, for "torch" (sentence-transformers) or an ONNX variant."""
+    """texts -> vectors, for "torch" (sentence-transformers, fp32), "bf16" (the worker's torch
+    bf16 encoder) or an ONNX variant."""
+    if name == "bf16":
+        from toolcatalog.local_model_torch import TorchBf16Encoder
+
+        return TorchBf16Encoder(threads=threads, batch_size=batch_size).encode
     if name == "torch":
         from sentence_transformers import SentenceTransformer
 
@@ -66,6 +71,10 @@ def load_encoder(name: str, threads: int = 0, batch_size: int = 16):
 
     encoder = OnnxEncoder(ensure_export(), name, threads=threads, batch_size=batch_size)
     return encoder.encode
+
+
+def label(name: str) -> str:
+    return {"torch": "torch", "bf16": "torch bf16"}.get(name, f"ONNX {name}")
 
 
 def torch_vectors(texts: list[str]):
@@ -101,10 +110,11 @@ def agreement(data_dir: Path) -> Table:
     reference = torch_vectors(everything)
     table = Table("Agreement with sentence-transformers (torch), cosine per text",
                   ["encoder", "texts", "lowest", "1st percentile", "mean", "texts below 0.999", "target >= 0.999"])
-    for variant in ("fp32", "int8"):
+    for variant in ("fp32", "int8", "bf16"):
         got = load_encoder(variant)(everything)
+        got = got / np.linalg.norm(got, axis=1, keepdims=True)  # bf16 comes back as the model's output
         cosine = np.sum(got * reference, axis=1)
-        table.add(f"ONNX {variant}", len(everything), f"{cosine.min():.7f}", f"{np.percentile(cosine, 1):.7f}",
+        table.add(label(variant), len(everything), f"{cosine.min():.7f}", f"{np.percentile(cosine, 1):.7f}",
                   f"{cosine.mean():.7f}", int((cosine < 0.999).sum()), "met" if cosine.min() >= 0.999 else "missed")
     table.notes.append("Texts: " + ", ".join(f"{k} {len(v)}" for k, v in texts.items()) + f" (under {data_dir}).")
     return table
@@ -148,7 +158,7 @@ def latency(data_dir: Path, rounds: int) -> Table:
     torch_p50 = statistics.median(p50s["torch"])
     for name in ENCODERS:
         p50 = statistics.median(p50s[name])
-        table.add(name if name == "torch" else f"ONNX {name}", len(runs[name]), p50, Latency(runs[name]).p95,
+        table.add(label(name), len(runs[name]), p50, Latency(runs[name]).p95,
                   " / ".join(f"{v:.2f}" for v in p50s[name]), torch_p50 / p50,
                   "–" if name == "torch" else ("met" if p50 <= 4 else "missed"))
     table.notes.append(f"{len(queries)} dev-set queries, each encoder in its own process per round, {rounds} rounds "
@@ -162,14 +172,14 @@ def throughput(data_dir: Path, batch_sizes: list[int], sample: int) -> Table:
     table = Table("Batch embedding of tool texts (the worker's job), all threads",
                   ["encoder", "batch", "texts", "seconds", "texts/s", "this / torch"])
     rates: dict[str, float] = {}
-    for name, batch in [("torch", 8)] + [(v, b) for v in ("fp32", "int8") for b in batch_sizes]:
+    for name, batch in [("torch", 8), ("bf16", 16)] + [(v, b) for v in ("fp32", "int8") for b in batch_sizes]:
         encode = load_encoder(name, batch_size=batch)
         encode(texts[:16])
         started = time.perf_counter()
         encode(texts)
         seconds = time.perf_counter() - started
         rates[f"{name}/{batch}"] = len(texts) / seconds
-        table.add(name if name == "torch" else f"ONNX {name}", batch, len(texts), seconds, len(texts) / seconds,
+        table.add(label(name), batch, len(texts), seconds, len(texts) / seconds,
                   rates[f"{name}/{batch}"] / rates["torch/8"])
     table.notes.append("ONNX sorts a call's texts longest first and pads each batch to its longest text; "
                        "sentence-transformers does the same.")
@@ -181,7 +191,7 @@ def memory() -> Table:
                   ["encoder", "RSS MB", "torch imported"])
     for name in ENCODERS:
         result = _child(name, 1, ["warm up the model"])
-        table.add(name if name == "torch" else f"ONNX {name}", result["rss_mb"], "yes" if result["torch"] else "no")
+        table.add(label(name), result["rss_mb"], "yes" if result["torch"] else "no")
     return table
 
 

@@ -247,10 +247,11 @@ def seeds_encoder():
 
 
 def worker_encoder():
-    """The model as the Celery worker runs it for the catalog (ONNX fp32, batches, all cores)."""
+    """The model as the Celery worker runs it for the catalog (its catalog precision, batches, all cores)."""
     from toolcatalog.embeddings import LocalProvider
 
-    encoder = LocalProvider().encoder("fp32")
+    provider = LocalProvider()
+    encoder = provider.encoder(provider.catalog_variant)
     encoder.encode(["warm up the model once"])
     return encoder.encode
 

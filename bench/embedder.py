@@ -4,7 +4,8 @@ text -> vector under .data/cache/ (git-ignored), so reruns skip re-embedding cat
 figures do not time anything; speed scripts time `fresh`.
 
 `encode` gives stored vectors (tools, hypothetical queries, categories) as the Celery worker
-makes them: the fp32 model. `encode_queries`, `fresh` and `fresh_many` give query vectors as a
+makes them: the catalog's precision (bf16 in torch on a CPU with native bf16, else ONNX fp32).
+`encode_queries`, `fresh` and `fresh_many` give query vectors as a
 web worker makes them: the query model (int8 unless EMBEDDING_LOCAL_QUERY_PRECISION says fp32).
 `model` is sentence-transformers itself (torch), for a script that needs its internals."""
 from __future__ import annotations
@@ -85,7 +86,7 @@ class Embedder:
         return np.stack([self.cache[k] for k in keys])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return self._cached(texts, "fp32")
+        return self._cached(texts, self.provider.catalog_variant)
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._cached(texts, self.provider.query_variant)

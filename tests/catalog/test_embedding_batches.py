@@ -14,9 +14,13 @@ from toolcatalog.services.embedding_schedule import embedding_text
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+TOPICS = ["weather forecasts", "music playback", "invoice payments", "flight bookings", "cooking recipes",
+          "tax returns", "photo albums", "email drafts", "calendar meetings", "street maps"]
+
+
 def tools_of_mixed_lengths(count: int) -> list[dict]:
     # Creation order alternates short and long texts, as an import of a real catalog does.
-    return [{"name": f"tool_{i}", "description": ("word " * (3 + (i % 5) * 40)).strip(),
+    return [{"name": f"tool_{i}", "description": f"Works with {TOPICS[i]}. " * (1 + (i % 5) * 12),
              "hypothetical_queries": []} for i in range(count)]
 
 
@@ -43,6 +47,8 @@ def test_every_row_of_an_import_gets_the_vector_of_its_own_text() -> None:
     tools = list(Tool.objects.order_by("pk"))
     expected = get_provider().embed([embedding_text(tool) for tool in tools])
     stored = np.array([tool.embedding for tool in tools], dtype=np.float32)
-    assert np.allclose(stored, expected, atol=1e-6)
+    similarity = stored @ expected.T
+    assert (similarity.argmax(axis=1) == np.arange(len(tools))).all()  # each row its own text's vector
+    assert similarity.diagonal().min() >= 0.9999  # bf16 varies a little with a batch's padding
     assert {tool.embedding_model for tool in tools} == {get_provider().model_id}
     assert all(tool.embedding_error == "" and tool.embedded_at is not None for tool in tools)

@@ -52,8 +52,9 @@ def embedding_text(obj: models.Model) -> str:
 def embedded_rows(kind: str, ids: Iterable[int]) -> list[Embedded]:
     """The rows of `ids`, with what their embedding text reads (a tool's category)."""
     model = EMBEDDED_MODELS[kind]
-    rows = model._default_manager.filter(pk__in=list(ids))
-    return list(rows.select_related("category") if model is Tool else rows)
+    if model is Tool:
+        return list(Tool.objects.filter(pk__in=list(ids)).select_related("category"))
+    return list(model._default_manager.filter(pk__in=list(ids)))
 
 
 def embedding_batches(kind: str, ids: Iterable[int]) -> list[list[int]]:
