@@ -84,11 +84,23 @@ def read_manifest(out_dir: Path) -> dict[str, Any] | None:
     return manifest
 
 
+def exported_files(manifest: dict[str, Any]) -> list[str] | None:
+    """The files an export is made of (besides its manifest); None for a manifest that lacks one."""
+    files = list(manifest.get("files", {}).values())
+    words, tokenizer = manifest.get("word_embeddings", {}).get("file"), manifest.get("tokenizer")
+    if not files or not words or not tokenizer:
+        return None
+    return [*files, words, tokenizer]
+
+
 def export_is_current(out_dir: Path, source: Path | None = None) -> bool:
     """The manifest names files that exist and were made from this package and recipe. The
     hash (~0.3 s) is computed only when the files' sizes or times differ from the manifest's."""
     manifest = read_manifest(out_dir)
-    if manifest is None or not all((out_dir / name).exists() for name in manifest.get("files", {}).values()):
+    if manifest is None:
+        return False
+    files = exported_files(manifest)
+    if files is None or not all((out_dir / name).exists() for name in files):
         return False
     source = source or package_model_dir()
     if manifest.get("source_stats") == source_stats(source):
@@ -151,6 +163,9 @@ class OnnxEncoder:
         self.tokenizer.no_padding()
         self.session = ort.InferenceSession(str(export_dir / manifest["files"][variant]), session_options(threads),
                                             providers=["CPUExecutionProvider"])
+        # Mapped, not read: a process holds only the pages of the word pieces it meets.
+        self.word_embeddings = np.load(export_dir / manifest["word_embeddings"]["file"], mmap_mode="r")
+        self.word_embeddings_input = manifest["word_embeddings"]["input"]
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.output_name = self.session.get_outputs()[0].name
         self.dimensions = int(self.session.get_outputs()[0].shape[-1])
@@ -179,7 +194,10 @@ class OnnxEncoder:
         for i, row in enumerate(rows):
             ids[i, :len(row)] = row
             mask[i, :len(row)] = 1
-        feed = {"input_ids": ids, "attention_mask": mask}
+        # The run's own rows of the table, and its ids renumbered into them.
+        pieces, positions = np.unique(ids, return_inverse=True)
+        feed = {"input_ids": positions.reshape(ids.shape).astype(np.int64), "attention_mask": mask,
+                self.word_embeddings_input: np.ascontiguousarray(self.word_embeddings[pieces])}
         if "token_type_ids" in self.input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
         vectors: np.ndarray = self.session.run([self.output_name], feed)[0]

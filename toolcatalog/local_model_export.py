@@ -15,6 +15,8 @@ the dev sets (bench/bench_local_model.py prints the agreement and the speed):
 - int8: weight-only MatMulNBits (8 bits, blocks of 32, symmetric, accuracy level 4) on the dense
   MatMuls; attention and embeddings stay fp32. Dynamic int8 quantisation (one scale per
   activation tensor) was measured at a mean cosine of 0.958 to torch, this at >= 0.9995.
+- The word-embedding table leaves both models for one .npy file that the encoder maps from
+  disk (`detach_word_embeddings`).
 - Both are checked against sentence-transformers on a few texts before they are published.
 
 Every file is written under a temporary name and renamed into place, the manifest last; a
@@ -103,6 +105,30 @@ def quantize(src: Path, dst: Path) -> None:
     quantizer.model.save_model_to_file(str(dst))
 
 
+def detach_word_embeddings(paths: list[Path], table_path: Path) -> str:
+    """Move the word-embedding table (30,522 x 384 float32, 45 MB) out of the models into one
+    .npy file that OnnxEncoder maps from disk: a process then holds only the rows of the word
+    pieces it has seen, where ONNX Runtime kept the whole table in each process's heap (a web
+    worker's RSS: -25 MB). The table becomes a graph input, fed per run with the rows the run
+    uses (the same numbers: the vectors do not change). Returns the input's name."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    name = ""
+    for path in paths:
+        model = onnx.load(str(path))
+        embed = next(node for node in model.graph.node if node.op_type == "EmbedLayerNormalization")
+        name = embed.input[2]  # (input_ids, segment_ids, word_embedding, ...)
+        table = next(init for init in model.graph.initializer if init.name == name)
+        if not table_path.exists():
+            np.save(table_path, numpy_helper.to_array(table))
+        model.graph.initializer.remove(table)
+        model.graph.input.append(helper.make_tensor_value_info(name, table.data_type, ["word_pieces", table.dims[1]]))
+        onnx.save(model, str(path))
+    return name
+
+
 def check_against_torch(source: Path, work: Path, manifest: dict[str, Any]) -> dict[str, float]:
     """Refuse an export whose vectors drift from sentence-transformers."""
     import numpy as np
@@ -138,23 +164,26 @@ def export(out_dir: Path, source: Path | None = None) -> dict[str, Any]:
         export_torch(source, work / "raw.onnx")
         fused = fuse(work / "raw.onnx", work / files["fp32"])
         quantize(work / files["fp32"], work / files["int8"])
+        words = f"word-embeddings-{tag}.npy"
+        words_input = detach_word_embeddings([work / name for name in files.values()], work / words)
         tokenizer = f"tokenizer-{tag}.json"
         (work / tokenizer).write_bytes((source / "tokenizer.json").read_bytes())
         manifest: dict[str, Any] = {
             "model": MODEL_NAME, "source_sha256": digest, "source_stats": source_stats(source),
-            "files": files, "tokenizer": tokenizer, "max_seq_length": MAX_SEQ_LENGTH, "fused_operators": fused,
+            "files": files, "word_embeddings": {"file": words, "input": words_input},
+            "tokenizer": tokenizer, "max_seq_length": MAX_SEQ_LENGTH, "fused_operators": fused,
             "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
                          "onnxruntime": onnxruntime.__version__},
         }
         manifest["check_lowest_cosine"] = check_against_torch(source, work, manifest)
         manifest["export_seconds"] = round(time.perf_counter() - started, 1)
-        for name in (*files.values(), tokenizer):
+        for name in (*files.values(), words, tokenizer):
             os.chmod(work / name, 0o644)  # web workers may run as another user
             os.replace(work / name, out_dir / name)
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         os.chmod(work / MANIFEST, 0o644)
         os.replace(work / MANIFEST, out_dir / MANIFEST)
-    keep = {MANIFEST, ".export.lock", *files.values(), tokenizer}
+    keep = {MANIFEST, ".export.lock", *files.values(), words, tokenizer}
     for path in out_dir.iterdir():  # an earlier export's files (a reader that has one open keeps it)
         if path.is_file() and path.name not in keep:
             path.unlink(missing_ok=True)
