@@ -145,6 +145,29 @@ def session_options(threads: int) -> Any:
     return options
 
 
+class WordEmbeddings:
+    """The word-embedding table of an export (a .npy file), read a row at a time.
+
+    Read with pread, not mapped: the kernel maps 64 KB around each page a mapping touches, so a
+    mapped table grew a web worker by 15-31 MB within a few hundred queries; rows read into the
+    run's own array leave nothing behind (the file stays in the page cache, shared by all)."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = open(path, "rb")  # noqa: SIM115 - open for the encoder's lifetime
+        version = np.lib.format.read_magic(self.file)
+        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, self.dtype = header(self.file)
+        self.offset = self.file.tell()
+        self.row_bytes = shape[1] * self.dtype.itemsize
+        self.width = shape[1]
+
+    def rows(self, pieces: np.ndarray) -> np.ndarray:
+        descriptor = self.file.fileno()
+        data = b"".join(os.pread(descriptor, self.row_bytes, self.offset + int(piece) * self.row_bytes)
+                        for piece in pieces)
+        return np.frombuffer(data, dtype=self.dtype).reshape(len(pieces), self.width)
+
+
 class OnnxEncoder:
     """`encode(texts)` -> (n, 384) float32, L2-normalised, in input order."""
 
@@ -163,8 +186,7 @@ class OnnxEncoder:
         self.tokenizer.no_padding()
         self.session = ort.InferenceSession(str(export_dir / manifest["files"][variant]), session_options(threads),
                                             providers=["CPUExecutionProvider"])
-        # Mapped, not read: a process holds only the pages of the word pieces it meets.
-        self.word_embeddings = np.load(export_dir / manifest["word_embeddings"]["file"], mmap_mode="r")
+        self.word_embeddings = WordEmbeddings(export_dir / manifest["word_embeddings"]["file"])
         self.word_embeddings_input = manifest["word_embeddings"]["input"]
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.output_name = self.session.get_outputs()[0].name
@@ -197,7 +219,7 @@ class OnnxEncoder:
         # The run's own rows of the table, and its ids renumbered into them.
         pieces, positions = np.unique(ids, return_inverse=True)
         feed = {"input_ids": positions.reshape(ids.shape).astype(np.int64), "attention_mask": mask,
-                self.word_embeddings_input: np.ascontiguousarray(self.word_embeddings[pieces])}
+                self.word_embeddings_input: self.word_embeddings.rows(pieces)}
         if "token_type_ids" in self.input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
         vectors: np.ndarray = self.session.run([self.output_name], feed)[0]

@@ -15,8 +15,8 @@ the dev sets (bench/bench_local_model.py prints the agreement and the speed):
 - int8: weight-only MatMulNBits (8 bits, blocks of 32, symmetric, accuracy level 4) on the dense
   MatMuls; attention and embeddings stay fp32. Dynamic int8 quantisation (one scale per
   activation tensor) was measured at a mean cosine of 0.958 to torch, this at >= 0.9995.
-- The word-embedding table leaves both models for one .npy file that the encoder maps from
-  disk (`detach_word_embeddings`).
+- The word-embedding table leaves both models for one .npy file that the encoder reads rows
+  from (`detach_word_embeddings`).
 - Both are checked against sentence-transformers on a few texts before they are published.
 
 Every file is written under a temporary name and renamed into place, the manifest last; a
@@ -107,10 +107,10 @@ def quantize(src: Path, dst: Path) -> None:
 
 def detach_word_embeddings(paths: list[Path], table_path: Path) -> str:
     """Move the word-embedding table (30,522 x 384 float32, 45 MB) out of the models into one
-    .npy file that OnnxEncoder maps from disk: a process then holds only the rows of the word
-    pieces it has seen, where ONNX Runtime kept the whole table in each process's heap (a web
-    worker's RSS: -25 MB). The table becomes a graph input, fed per run with the rows the run
-    uses (the same numbers: the vectors do not change). Returns the input's name."""
+    .npy file that OnnxEncoder reads rows from (local_model.WordEmbeddings), where ONNX Runtime
+    kept the whole table in each process's heap. The table becomes a graph input, fed per run
+    with the rows the run uses (the same numbers: the vectors do not change). Returns the
+    input's name."""
     import numpy as np
     import onnx
     from onnx import helper, numpy_helper
