@@ -88,7 +88,7 @@ def test_bench_local_model_tables(bench_runs):
     result = run_script("bench_local_model", bench_runs)
     assert_well_formed(result, 4)
     agreement = result["tables"][0]
-    assert [row[0] for row in agreement["rows"]] == ["ONNX fp32", "ONNX int8"]
+    assert [row[0] for row in agreement["rows"]] == ["ONNX fp32", "ONNX int8", "torch bf16"]
     assert all(float(row[2]) > 0.99 for row in agreement["rows"])  # lowest cosine to torch
     memory = {row[0]: row for row in result["tables"][3]["rows"]}
     assert memory["ONNX int8"][2] == "no" and memory["torch"][2] == "yes"  # torch imported?
