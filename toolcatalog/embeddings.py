@@ -58,7 +58,7 @@ class LocalProvider:
     ONNX Runtime (toolcatalog/local_model.py): no process that embeds imports torch.
 
     `embed` (stored vectors: the catalog) runs `catalog_variant`: torch in bf16 on a CPU with
-    native bf16 (local_model_torch.py: 23% faster in the worker's batches, cosine >= 0.9999 to
+    native bf16 (local_model_torch.py: 1.4x as fast in the worker's batches, cosine >= 0.9998 to
     fp32), else the ONNX fp32 model (cosine 0.99999 to sentence-transformers); `embed_queries`
     (on a request's path: route queries, the filter gateway's tools) runs `query_variant`, by
     default the ONNX int8 model (cosine >= 0.9995, faster and smaller). A process loads only what

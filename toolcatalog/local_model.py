@@ -12,7 +12,8 @@ temporary name and renamed into place, the manifest last, so no reader sees half
 256 word pieces, mean pooling, L2 normalisation: the last two inside the exported graph) and
 imports only numpy, onnxruntime and tokenizers. Measured against sentence-transformers on the
 dev sets' 7,843 query and tool texts (bench/bench_local_model.py): fp32 cosine >= 0.99999,
-int8 >= 0.9995.
+int8 >= 0.9995. The word-embedding table is not in the models: `WordEmbeddings` reads the rows
+a run needs from the export's .npy file, and the run gets them as an input.
 """
 from __future__ import annotations
 

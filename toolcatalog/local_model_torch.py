@@ -1,9 +1,9 @@
 """The packaged all-MiniLM-L6-v2 run by torch in bfloat16: the catalog's vectors on a CPU that
 computes bf16 natively (AVX512-BF16 or AMX).
 
-There the Celery worker's batches of tool texts run 23% faster than in ONNX fp32 (232 against
-189 texts/s on two Zen 4 cores; bench/bench_embedding.py), with vectors at a cosine >= 0.9999
-to fp32 (tests/catalog/test_catalog_vectors_bf16.py). Without native bf16 torch emulates it and
+There the Celery worker's batches of tool texts run 1.4x as fast as in ONNX fp32 (245 against
+178 texts/s on two Zen 4 cores; bench/bench_local_model.py), with vectors at a cosine of at
+least 0.99988 to torch fp32 on the dev sets' texts. Without native bf16 torch emulates it and
 ONNX fp32 is faster, so `LocalProvider` picks by `native_bf16()`. Only processes that store
 vectors (the worker, `manage.py reembed`, the benchmarks) load this module; web processes embed
 queries with ONNX Runtime and never import torch.

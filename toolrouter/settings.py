@@ -185,8 +185,8 @@ EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384)
 EMBEDDING_BASE_URL = env("EMBEDDING_BASE_URL")  # OpenAI-compatible servers: Azure, Ollama, vLLM, TEI...
 EMBEDDING_API_KEY = env("EMBEDDING_API_KEY") or env("OPENAI_API_KEY")
 EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)
-# Threads of the local model (ONNX Runtime) per process; 0: one per core. EMBEDDING_TORCH_THREADS
-# is its name from when the model ran in torch.
+# Threads of the local model per process (ONNX Runtime; torch for the worker's bf16 batches); 0: one
+# per core. EMBEDDING_TORCH_THREADS is its old name.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", env_int("EMBEDDING_TORCH_THREADS", 0))
 # The local model's precision on a request's path (queries): int8 (faster, smaller) or fp32.
 EMBEDDING_LOCAL_QUERY_PRECISION = env("EMBEDDING_LOCAL_QUERY_PRECISION", "int8")
