@@ -10,6 +10,7 @@ queries with ONNX Runtime and never import torch.
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,8 +32,12 @@ class TorchBf16Encoder:
 
     def __init__(self, threads: int = 0, batch_size: int = 16) -> None:
         import torch
+        import transformers
         from sentence_transformers import SentenceTransformer
 
+        # The worker's terminal shows embedding progress, not a model's loading bar and banner.
+        transformers.utils.logging.disable_progress_bar()
+        logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
         if threads:
             torch.set_num_threads(threads)
         self.model: Any = SentenceTransformer(str(package_model_dir()), device="cpu").to(torch.bfloat16)
