@@ -20,8 +20,11 @@ from .local_model import package_model_dir
 
 
 def native_bf16() -> bool:
-    import torch.cpu
-
+    """Whether this CPU computes bf16 natively; False where torch is not installed (a slim image)."""
+    try:
+        import torch.cpu
+    except ImportError:
+        return False
     return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
 
 

@@ -1,6 +1,8 @@
 """The catalog's vectors in bf16 (torch, on a CPU with native bf16) are the fp32 model's to a
 cosine of 0.9999, so EMBEDDING_LOCAL_CATALOG_PRECISION can change without re-ranking anything;
-an unknown precision is a clear error."""
+`auto` without torch installed embeds with ONNX fp32; an unknown precision is a clear error."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -36,3 +38,16 @@ def test_catalog_vectors_keep_their_input_order() -> None:
 def test_an_unknown_catalog_precision_is_refused_with_the_setting_named() -> None:
     with pytest.raises(EmbeddingProviderError, match="EMBEDDING_LOCAL_CATALOG_PRECISION must be one of"):
         LocalProvider(catalog_precision="fp16")
+
+
+def test_auto_without_torch_installed_embeds_with_onnx_fp32(monkeypatch) -> None:
+    for module in ("torch", "torch.cpu"):
+        monkeypatch.setitem(sys.modules, module, None)  # what `import torch` finds in an image without it
+    provider = LocalProvider(catalog_precision="auto")
+
+    vectors = provider.embed(TEXTS[:2])
+
+    assert provider.catalog_variant == "fp32"
+    assert vectors.shape == (2, 384)
+    expected = LocalProvider(catalog_precision="fp32").embed(TEXTS[:2])
+    assert (vectors * expected).sum(axis=1).min() >= 0.99999
