@@ -86,8 +86,10 @@ def main() -> None:
         finally:
             worker.terminate()
             worker.wait(timeout=30)
-    precision = os.environ.get("EMBEDDING_LOCAL_CATALOG_PRECISION", "auto")
-    table = Table(f"One Celery worker embeds an imported catalog (the local model, catalog precision {precision})",
+    from django.conf import settings
+
+    table = Table("One Celery worker embeds an imported catalog (the local model, catalog precision "
+                  f"{settings.EMBEDDING_LOCAL_CATALOG_PRECISION})",
                   ["what", "tools", "seconds", "tools/s", "target"])
     table.add("import (the save never waits for embeddings)", args.tools, imported, args.tools / imported, "–")
     table.add("embedding", args.tools, elapsed, args.tools / elapsed,

@@ -39,6 +39,7 @@ from .local_model import (
     MODEL_NAME,
     OnnxEncoder,
     export_is_current,
+    exported_files,
     package_model_dir,
     read_manifest,
     source_hash,
@@ -177,13 +178,16 @@ def export(out_dir: Path, source: Path | None = None) -> dict[str, Any]:
         }
         manifest["check_lowest_cosine"] = check_against_torch(source, work, manifest)
         manifest["export_seconds"] = round(time.perf_counter() - started, 1)
-        for name in (*files.values(), words, tokenizer):
+        exported = exported_files(manifest)
+        if exported is None:
+            raise RuntimeError(f"the export's manifest misses a file: {manifest}")
+        for name in exported:
             os.chmod(work / name, 0o644)  # web workers may run as another user
             os.replace(work / name, out_dir / name)
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         os.chmod(work / MANIFEST, 0o644)
         os.replace(work / MANIFEST, out_dir / MANIFEST)
-    keep = {MANIFEST, ".export.lock", *files.values(), words, tokenizer}
+    keep = {MANIFEST, ".export.lock", *exported}
     for path in out_dir.iterdir():  # an earlier export's files (a reader that has one open keeps it)
         if path.is_file() and path.name not in keep:
             path.unlink(missing_ok=True)

@@ -31,8 +31,6 @@ def native_bf16() -> bool:
 class TorchBf16Encoder:
     """`encode(texts)` -> (n, 384) float32, L2-normalised, in input order (OnnxEncoder's contract)."""
 
-    variant = "bf16"
-
     def __init__(self, threads: int = 0, batch_size: int = 16) -> None:
         import torch
         import transformers

@@ -44,7 +44,7 @@ def test_two_first_starts_at_once_export_once_and_both_get_a_whole_export(first_
     assert manifest is not None and export_is_current(out_dir)
     files = sorted(p.name for p in out_dir.iterdir() if not p.name.startswith("."))
     assert files == sorted([MANIFEST, *exported_files(manifest)])
-    assert manifest["word_embeddings"]["file"] in files  # the table lives beside the models, mapped from disk
+    assert manifest["word_embeddings"]["file"] in files  # the table lives beside the models, read from disk
     vectors = OnnxEncoder(out_dir, "int8").encode(["play some jazz", "what's the weather in Oslo"])
     assert vectors.shape == (2, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
 
