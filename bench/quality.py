@@ -142,7 +142,7 @@ def curated_split(document: dict, queries: list[dict]) -> tuple[dict, list[dict]
 def dataset(name: str, document: dict, queries: list[dict], emb: Embedder, notes: list[str] | None = None) -> Dataset:
     snapshot = snapshot_from_document(document, emb.encode, MODEL_ID)
     result = calibrate(snapshot)
-    snapshot = replace(snapshot, params=result.params)
+    snapshot = result.applied_to(snapshot)
     index = build_index(snapshot)
     cases = [Case(q["query"], list(q["expected"]), index) for q in queries]
     return Dataset(f"{name} ({len(snapshot.tools)} tools, {len(cases)} requests)", snapshot, cases,
@@ -163,7 +163,7 @@ def demo_dataset(emb: Embedder, tiny: bool) -> Dataset:
         calibration = calibrate(_without_queries(full, in_fold))
         chosen.append(describe(calibration))
         for tool, j in in_fold:
-            snapshot = replace(_without_queries(full, [(tool, j)]), params=calibration.params)
+            snapshot = calibration.applied_to(_without_queries(full, [(tool, j)]))
             cases.append(Case(tool.hypothetical_queries[j], [tool.name], build_index(snapshot)))
     return Dataset(f"demo catalog ({len(full.tools)} tools, {len(cases)} hypothetical queries, leave-one-out)",
                    full, cases, " / ".join(dict.fromkeys(chosen)),

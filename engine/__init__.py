@@ -11,10 +11,11 @@ Also the text every catalog object is embedded by (`tool_embedding_text`...), to
 counting, and THE tool-name mapping (`NameMap`) that every door uses.
 
 See router.py for the request flow, needs.py for requests that need several tools,
-scoring.py for the 0-1 score scale and the `auto` gate, params.py and calibration.py for
-the weights each catalog is ranked with, lexical.py / vectors.py for the two indexes, names.py for the name rule.
+scoring.py for the 0-1 score scale and the `auto` gate, params.py, calibration.py and adapter.py
+for the weights each catalog is ranked with, lexical.py / vectors.py for the two indexes, names.py for the name rule.
 """
 from . import adaptive, explicit, scoring
+from .adapter import QueryAdapter
 from .calibration import CalibrationResult, ConfirmedQuery, calibrate
 from .formats import render_tool
 from .index import RoutingIndex, build_index
@@ -56,7 +57,7 @@ from .types import (
 )
 
 __all__ = [
-    "DEFAULT_PARAMS", "CalibrationResult", "ConfirmedQuery", "EmbedTexts", "RankingParams", "calibrate",
+    "DEFAULT_PARAMS", "CalibrationResult", "ConfirmedQuery", "EmbedTexts", "QueryAdapter", "RankingParams", "calibrate",
     "CATALOG_NAME_MAX", "CATALOG_NAME_RE", "CATALOG_NAME_RULE", "FORMATS", "MAPPED_FORMATS", "MODES", "PROVIDER_NAME_RE",
     "STRATEGIES",
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",

@@ -16,6 +16,10 @@ when it beats them by more than two standard errors of the paired per-query diff
 a few hundred queries most differences are noise, and a catalog is better served by the
 defaults than by weights fitted to noise. Fewer than MIN_EVIDENCE queries: defaults, said so.
 
+With at least adapter.MIN_PAIRS evidence queries whose tool has a vector, a query adapter
+(`adapter.py`) is one more choice in the grid: each fold's rows are mapped by an adapter fitted on
+the other folds' rows, so it too is judged on queries it never saw.
+
 The `auto` fast path (answering from BM25 alone, without embedding the query) is enabled only
 at a gate confidence above which, on the same held-out evidence, BM25 alone loses at most
 FAST_PATH_MAX_LOSS of recall@5 against the hybrid ranking.
@@ -36,16 +40,18 @@ from typing import Any
 import numpy as np
 
 from . import scoring
+from .adapter import MIN_PAIRS, QueryAdapter, fit_query_adapter
 from .hierarchy import CategoryTree
 from .lexical import FIELD_WEIGHTS, FieldedBM25, build_lexical, tokenize
 from .params import DEFAULT_PARAMS, RankingParams
 from .types import CatalogSnapshot, ToolEntry
-from .vectors import fold_queries, normalise, normalise_rows
+from .vectors import fold_head_start, fold_queries, normalise, normalise_rows
 
 MIN_EVIDENCE = 30
 FOLDS = 5
 # The rows scored at once (evidence x tools floats) and the most evidence used: a 100,000-tool
-# catalog is calibrated on 200 queries, a 4,000-tool one on up to 2,000.
+# catalog is calibrated on 200 queries, a 4,000-tool one on up to 2,000. The worker holds up to
+# 13 such arrays (10 cosine variants with the query adapter, category, two BM25): ~1 GB at the cap.
 MAX_SCORED_CELLS = 20_000_000
 MAX_EVIDENCE = 2000
 FAST_PATH_MAX_LOSS = 0.005
@@ -57,6 +63,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "queries_field_weight": (0.0, 0.1, 0.3, 1.0),
     "lexical_weight": (0.1, 0.2, 0.3, 0.5),
     "category_weight": (0.0, 0.2, 0.4),
+    "query_adapter_share": (0.0, 0.5),  # 0.5 and 1.0 measured alike; half keeps the request's own words
 }
 
 
@@ -80,6 +87,11 @@ class CalibrationResult:
     fast_path_share: float = 0.0  # of the evidence that the chosen gate answers from BM25 alone
     combinations: int = 0
     seconds: float = 0.0
+    query_adapter: QueryAdapter | None = None  # fitted on all the evidence, when params use one
+
+    def applied_to(self, snapshot: CatalogSnapshot) -> CatalogSnapshot:
+        """`snapshot` ranked as this calibration chose: its weights and its query adapter."""
+        return replace(snapshot, params=self.params, query_adapter=self.query_adapter)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,7 +115,7 @@ class _Evidence:
 class _Scored:
     """Per evidence row, the pieces every weight combination is assembled from."""
 
-    cosine: dict[tuple[str, float], np.ndarray]  # fold variant -> E x n
+    cosine: dict[tuple[str, float, float], np.ndarray]  # (fold mode, fold, adapter share) -> E x n
     category: np.ndarray  # E x n, 0 where a tool has no category vector
     lexical_base: np.ndarray  # E x n, BM25 of every field but the queries'
     lexical_queries: np.ndarray  # E x n, BM25 of the queries' field alone
@@ -122,11 +134,12 @@ def calibrate(snapshot: CatalogSnapshot, confirmed: Sequence[ConfirmedQuery] = (
                                  counts, seconds=time.perf_counter() - started)
     scored = _score_pieces(snapshot, tools, evidence)
     has_categories = bool(np.any(scored.category))
+    shares = sorted({share for (_, _, share) in scored.cosine})
     combos = [RankingParams(lexical_weight=w, query_fold=fold, query_fold_mode=mode, queries_field_weight=qw,
-                            category_weight=g)
-              for (mode, fold), qw, w, g in itertools.product(
+                            category_weight=g, query_adapter_share=share)
+              for (mode, fold), qw, w, g, share in itertools.product(
                   GRID["fold"], GRID["queries_field_weight"], GRID["lexical_weight"],
-                  GRID["category_weight"] if has_categories else (0.0,))]
+                  GRID["category_weight"] if has_categories else (0.0,), shares)]
     owner_rows = np.arange(len(evidence.owner))
     default_ranks = _owner_ranks(_hybrid(scored, default), evidence.owner, owner_rows)
     best, best_ranks = default, default_ranks
@@ -146,10 +159,11 @@ def calibrate(snapshot: CatalogSnapshot, confirmed: Sequence[ConfirmedQuery] = (
     gate, share = _fast_path_gate(scored, chosen, evidence, chosen_ranks)
     chosen = replace(chosen, fast_path_confidence=gate)
     counts["used"] = len(evidence.owner)
+    adapter = _fit_on_all(snapshot, tools, evidence) if chosen.query_adapter_share > 0 else None
     return CalibrationResult(
         params=chosen, calibrated=chosen != default, reason=reason, evidence=counts,
         before=_metrics(default_ranks), after=_metrics(chosen_ranks), fast_path_share=share,
-        combinations=len(combos), seconds=time.perf_counter() - started,
+        combinations=len(combos), seconds=time.perf_counter() - started, query_adapter=adapter,
     )
 
 
@@ -205,16 +219,23 @@ def _spread(total: int, limit: int) -> list[int]:
 
 
 # -- the pieces of every score -----------------------------------------------------------------
-def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evidence: _Evidence) -> _Scored:
-    n, e = len(tools), len(evidence.owner)
-    dim = evidence.vectors.shape[1]
-    own = np.zeros((n, dim), dtype=np.float32)
-    has_own = np.zeros(n, dtype=bool)
-    query_blocks: list[np.ndarray] = []
+def _own_vectors(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each tool's own unit vector (zeros where it has none), and which tools have one."""
+    own = np.zeros((len(tools), dim), dtype=np.float32)
+    has_own = np.zeros(len(tools), dtype=bool)
     for i, tool in enumerate(tools):
         vector = snapshot.tool_vectors.get(tool.name)
         if vector is not None and np.asarray(vector).size == dim:
             own[i], has_own[i] = normalise(vector), True
+    return own, has_own
+
+
+def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evidence: _Evidence) -> _Scored:
+    n, e = len(tools), len(evidence.owner)
+    dim = evidence.vectors.shape[1]
+    own, has_own = _own_vectors(snapshot, tools, dim)
+    query_blocks: list[np.ndarray] = []
+    for tool in tools:
         block = snapshot.query_vectors.get(tool.name)
         query_blocks.append(normalise_rows(np.asarray(block, dtype=np.float32).reshape(-1, dim))
                             if block is not None and np.asarray(block).size else np.zeros((0, dim), np.float32))
@@ -226,7 +247,14 @@ def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evide
     base = build_lexical(tools, paths, {**FIELD_WEIGHTS, "queries": 0.0})
     queries_only = {name: (1.0 if name == "queries" else 0.0) for name in FIELD_WEIGHTS}
 
-    cosine = {variant: np.zeros((e, n), dtype=np.float32) for variant in GRID["fold"]}
+    # The request's side of the cosine: its vector, and, with enough evidence, its vector mapped
+    # by a query adapter fitted on the other folds (never on the row itself).
+    query_sides = {0.0: evidence.vectors}
+    adapted = _adapted_out_of_fold(evidence, own, has_own)
+    if adapted is not None:
+        query_sides.update({share: adapted[share] for share in GRID["query_adapter_share"] if share > 0})
+    cosine = {(mode, weight, share): np.zeros((e, n), dtype=np.float32)
+              for (mode, weight) in GRID["fold"] for share in query_sides}
     lexical_queries = np.zeros((e, n), dtype=np.float32)
     ideal_queries = np.zeros(e, dtype=np.float32)
     for fold in sorted(set(evidence.fold.tolist())):
@@ -244,15 +272,50 @@ def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evide
                 kept = tuple(q for j, q in enumerate(tool.hypothetical_queries) if j not in js)
                 fold_tools[tool_index] = replace(tool, hypothetical_queries=kept)
         queries_index = build_lexical(fold_tools, paths, queries_only)
+        has_queries = fold_counts > 0
+        mean = fold_sums.sum(axis=0) / max(float(fold_counts.sum()), 1.0)  # as vectors.query_mean
         for mode, weight in GRID["fold"]:
             folded = fold_queries(own, has_own, fold_sums, fold_counts, weight, mode)
-            cosine[(mode, weight)][rows] = evidence.vectors[rows] @ folded.T
+            gained = has_queries & has_own
+            gains = (folded[gained] - own[gained]) @ mean
+            head_start = fold_head_start(gains, bool((has_own & ~has_queries).any()))
+            for share, vectors in query_sides.items():
+                cosine[(mode, weight, share)][rows] = vectors[rows] @ folded.T - head_start * has_queries
         _fill_lexical(queries_index, evidence, rows, lexical_queries, ideal_queries)
     lexical_base = np.zeros((e, n), dtype=np.float32)
     ideal_base = np.zeros(e, dtype=np.float32)
     _fill_lexical(base, evidence, np.arange(e), lexical_base, ideal_base)
     return _Scored(cosine, _category_cosines(snapshot, tools, evidence.vectors), lexical_base, lexical_queries,
                    ideal_base, ideal_queries)
+
+
+def _adapter_pairs(evidence: _Evidence, own: np.ndarray, has_own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query vector, its tool's own vector) for the evidence rows whose tool has one; and which rows."""
+    usable = has_own[evidence.owner]
+    return usable, own[evidence.owner]
+
+
+def _adapted_out_of_fold(evidence: _Evidence, own: np.ndarray, has_own: np.ndarray) -> dict[float, np.ndarray] | None:
+    """Per adapter share, each evidence row's vector mapped by an adapter fitted on the rows of the
+    other folds (row n is in fold n % FOLDS, the fold its hypothetical query is held out in);
+    None with fewer than adapter.MIN_PAIRS pairs."""
+    usable, targets = _adapter_pairs(evidence, own, has_own)
+    if usable.sum() < MIN_PAIRS:
+        return None
+    part = np.arange(len(evidence.owner)) % FOLDS
+    out = {share: np.zeros_like(evidence.vectors) for share in GRID["query_adapter_share"] if share > 0}
+    for k in range(FOLDS):
+        rows = part == k
+        adapter = fit_query_adapter(evidence.vectors[usable & ~rows], targets[usable & ~rows])
+        for share, adapted in out.items():
+            adapted[rows] = adapter.apply(evidence.vectors[rows], share)
+    return out
+
+
+def _fit_on_all(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evidence: _Evidence) -> QueryAdapter:
+    own, has_own = _own_vectors(snapshot, tools, evidence.vectors.shape[1])
+    usable, targets = _adapter_pairs(evidence, own, has_own)
+    return fit_query_adapter(evidence.vectors[usable], targets[usable])
 
 
 def _fill_lexical(index: FieldedBM25, evidence: _Evidence, rows: np.ndarray, raw: np.ndarray,
@@ -274,7 +337,7 @@ def _category_cosines(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], v
 # -- scoring a combination ---------------------------------------------------------------------
 def _hybrid(scored: _Scored, params: RankingParams) -> np.ndarray:
     """The hybrid score (as `router._rank_hybrid` computes it) of every tool for every evidence row."""
-    semantic = scored.cosine[(params.query_fold_mode, params.query_fold)]
+    semantic = scored.cosine[(params.query_fold_mode, params.query_fold, params.query_adapter_share)]
     if params.category_weight > 0:
         semantic = (semantic + params.category_weight * scored.category) / (1.0 + params.category_weight)
     raw = scored.lexical_base + params.queries_field_weight * scored.lexical_queries

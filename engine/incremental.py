@@ -197,17 +197,23 @@ class PatchedIndex(RoutingIndex):
         n = len(self.names)
         out = VectorIndex.__new__(VectorIndex)
         out.dim, out.dtype = dim, np.dtype(vector_dtype)
+        out.adapter, out.adapter_share = before.adapter, before.adapter_share  # a new one comes with a full build
         out.tool_matrix = np.zeros((n, dim), dtype=out.dtype)
         out.has_vector = np.zeros(n, dtype=bool)
         out.has_vector_of_tool = np.zeros(n, dtype=bool)
+        out.fold_norm = np.ones(n, dtype=np.float32)
+        out.fold_scale = np.zeros(n, dtype=np.float32)
         for source, rows, into in ((before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh)):
             if source.dim:
                 out.tool_matrix[into] = source.tool_matrix[rows]
             out.has_vector[into] = source.has_vector[rows]
             out.has_vector_of_tool[into] = source.has_vector_of_tool[rows]
+            out.fold_norm[into] = source.fold_norm[rows]
+            out.fold_scale[into] = source.fold_scale[rows]
         if dim and not out.has_vector.any():  # a full build would find no vector size at all
             raise PatchNotPossible("no tool has a vector any more")
         _merge_query_rows(out, (before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh), n=n)
+        out.set_head_start()  # the lead depends on every tool's queries, so it is measured again
         return out
 
     # -- token counts -----------------------------------------------------------------

@@ -74,6 +74,7 @@ class RoutingIndex:
             self.names, snapshot.tool_vectors, snapshot.query_vectors,
             {t.name: t.hypothetical_queries for t in self.tools}, dtype=vector_dtype,
             fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
+            adapter=snapshot.query_adapter, adapter_share=self.params.query_adapter_share,
         )
 
     def _build_token_counter(self) -> TokenCounter:

@@ -34,6 +34,8 @@ class RankingParams:
         tool's category (its own vector), divided by (1 + category_weight).
     fast_path_confidence: `auto` answers from BM25 alone (no embedding) when its confidence
         gate reaches this; None: never (no evidence yet that BM25 alone is as good here).
+    query_adapter_share: tools are scored against this share of the request's vector mapped by
+        the catalog's query adapter (`adapter.py`), the rest the vector itself; 0: no adapter.
     """
 
     lexical_weight: float = 0.2
@@ -42,6 +44,7 @@ class RankingParams:
     queries_field_weight: float = 0.1
     category_weight: float = 0.0
     fast_path_confidence: float | None = None
+    query_adapter_share: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

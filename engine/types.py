@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .adapter import QueryAdapter
 from .params import DEFAULT_PARAMS, RankingParams
 
 Mode = Literal["top_k", "threshold", "adaptive"]
@@ -82,6 +83,7 @@ class CatalogSnapshot:
     category_vectors: dict[str, np.ndarray]
     model: str = ""
     params: RankingParams = DEFAULT_PARAMS
+    query_adapter: QueryAdapter | None = None  # the calibration's, used when params.query_adapter_share > 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The admin's view of each catalog's ranking calibration: what was chosen, on what evidence,
-and the recall it measured before and after. Read-only, with one button to recalibrate now."""
+and the recall it measured before and after. Read-only, with a button to recalibrate now and
+one to go back to the defaults (and no query adapter)."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -41,11 +42,16 @@ class RankingCalibrationAdmin(admin.ModelAdmin):
 
     @admin.display(description="weights")
     def weights(self, obj: RankingCalibration) -> str:
-        return ", ".join(f"{k} {v}" for k, v in obj.params.items())
+        shown = ", ".join(f"{k} {v}" for k, v in obj.params.items())
+        if obj.query_adapter_pairs:
+            shown += f"; query adapter fitted on {obj.query_adapter_pairs} (query, tool) pairs"
+        return shown
 
     def get_urls(self):
         return [path("recalibrate/", self.admin_site.admin_view(require_POST(self.recalibrate)),
-                     name="routing_rankingcalibration_recalibrate"), *super().get_urls()]
+                     name="routing_rankingcalibration_recalibrate"),
+                path("revert/", self.admin_site.admin_view(require_POST(self.revert)),
+                     name="routing_rankingcalibration_revert"), *super().get_urls()]
 
     def recalibrate(self, request: HttpRequest) -> HttpResponseRedirect:
         try:
@@ -55,6 +61,11 @@ class RankingCalibrationAdmin(admin.ModelAdmin):
                               messages.ERROR)
         else:
             self.message_user(request, f"Catalog v{row.catalog_version}: {row.reason}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:routing_rankingcalibration_changelist"))
+
+    def revert(self, request: HttpRequest) -> HttpResponseRedirect:
+        row = calibration.revert_to_defaults(by=request.user.get_username())
+        self.message_user(request, f"Catalog v{row.catalog_version} is ranked with the defaults.", messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:routing_rankingcalibration_changelist"))
 
 

@@ -56,8 +56,24 @@ def calibrate_now() -> RankingCalibration:
             calibrated=result.calibrated, reason=result.reason, evidence=result.evidence,
             before=result.before, after=result.after, fast_path_share=result.fast_path_share,
             seconds=result.seconds,
+            query_adapter=result.query_adapter.to_bytes() if result.query_adapter else None,
+            query_adapter_pairs=result.query_adapter.pairs if result.query_adapter else 0,
         )
     logger.info("ranking calibration for catalog v%s: %s", version, describe(result))
+    return row
+
+
+def revert_to_defaults(by: str) -> RankingCalibration:
+    """Rank with the engine's defaults (no query adapter) from now on, as a new calibration row
+    for the current catalog version, so beat leaves it until the catalog changes again."""
+    latest = RankingCalibration.objects.order_by("-id").values_list("model", flat=True).first()
+    version = catalog_selectors.catalog_version()
+    with changing(CATALOG_STAMP):
+        row = RankingCalibration.objects.create(
+            catalog_version=version, model=latest or "", params=DEFAULT_PARAMS.to_dict(), calibrated=False,
+            reason=f"reverted to the defaults by {by}; the next catalog change is calibrated again",
+        )
+    logger.info("ranking calibration for catalog v%s: reverted to the defaults by %s", version, by)
     return row
 
 

@@ -22,6 +22,10 @@ class RankingCalibration(models.Model):
     after = models.JSONField(default=dict, help_text="The chosen weights' recall on the same evidence.")
     fast_path_share = models.FloatField(default=0.0)
     seconds = models.FloatField(default=0.0)
+    query_adapter = models.BinaryField(
+        null=True, blank=True, editable=False,
+        help_text="The query adapter the params use (engine/adapter.py), float32 d x d; none when off.")
+    query_adapter_pairs = models.PositiveIntegerField(default=0, help_text="The (query, tool) pairs it was fitted on.")
 
     class Meta:
         ordering = ["-id"]

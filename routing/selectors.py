@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import BinaryField, F, Func, QuerySet, TextField
 from django.db.models.functions import Cast
 
-from engine import DEFAULT_PARAMS, CatalogSnapshot, CategoryEntry, RankingParams, ToolEntry
+from engine import DEFAULT_PARAMS, CatalogSnapshot, CategoryEntry, QueryAdapter, RankingParams, ToolEntry
 from engine.incremental import CatalogChanges
 from toolcatalog.models import (
     CatalogChange,
@@ -84,15 +84,19 @@ def catalog_state() -> tuple[int, int]:
     return int(version or 0), int(calibration or 0)
 
 
-def ranking_params() -> RankingParams:
-    """The newest calibration's weights; the engine's defaults before the first."""
-    latest = RankingCalibration.objects.order_by("-id").values_list("params", flat=True).first()
-    return RankingParams.from_dict(latest) if latest else DEFAULT_PARAMS
+def ranking() -> tuple[RankingParams, QueryAdapter | None]:
+    """The newest calibration's weights and query adapter; the engine's defaults before the first."""
+    latest = (RankingCalibration.objects.order_by("-id")
+              .values_list("params", "query_adapter", "query_adapter_pairs").first())
+    if not latest:
+        return DEFAULT_PARAMS, None
+    params, adapter, pairs = latest
+    return RankingParams.from_dict(params), QueryAdapter.from_bytes(bytes(adapter), pairs) if adapter else None
 
 
 def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | None = None) -> CatalogSnapshot:
-    """Everything the engine needs, as of one catalog version, with the ranking weights to use
-    (`params`; by default the newest calibration's).
+    """Everything the engine needs, as of one catalog version, with the ranking weights to use:
+    `params` (and no query adapter), or by default the newest calibration's weights and adapter.
 
     Every change bumps the version when it commits, so a load that starts and ends
     on the same version read a consistent catalog; otherwise it reads again. Only
@@ -104,14 +108,14 @@ def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | N
 def load_snapshot_and_rows(model_id: str, attempts: int = 5, *, params: RankingParams | None = None
                            ) -> tuple[CatalogSnapshot, SnapshotRows]:
     """`load_snapshot`, and the rows it was read from (for `load_changes` next time)."""
-    params = ranking_params() if params is None else params
+    params, adapter = ranking() if params is None else (params, None)
     for _ in range(attempts - 1):
         before = catalog_version()
         snapshot, rows = _read_snapshot(model_id, before)
         if catalog_version() == before:
-            return replace(snapshot, params=params), rows
+            return replace(snapshot, params=params, query_adapter=adapter), rows
     snapshot, rows = _read_snapshot(model_id, catalog_version())
-    return replace(snapshot, params=params), rows
+    return replace(snapshot, params=params, query_adapter=adapter), rows
 
 
 def _usable(row: Mapping[str, Any], model_id: str) -> bool:

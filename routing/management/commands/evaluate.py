@@ -1,6 +1,5 @@
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +46,7 @@ class Command(BaseCommand):
         # As the live catalog is, in the background: calibrated on its own evidence (the
         # queries file's answers are never used for it).
         calibration = calibrate(snapshot)
-        index = RoutingIndex(replace(snapshot, params=calibration.params))
+        index = RoutingIndex(calibration.applied_to(snapshot))
         self.stderr.write(f"catalog: {len(index)} tools embedded and indexed in {time.perf_counter() - started:.1f}s")
         self.stderr.write(f"calibration: {describe(calibration)}")
 
