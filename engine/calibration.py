@@ -98,7 +98,7 @@ class CalibrationResult:
             "params": self.params.to_dict(), "calibrated": self.calibrated, "reason": self.reason,
             "evidence": dict(self.evidence), "before": dict(self.before), "after": dict(self.after),
             "fast_path_share": round(self.fast_path_share, 4), "combinations": self.combinations,
-            "seconds": round(self.seconds, 2),
+            "seconds": round(self.seconds, 2), "query_adapter_pairs": self.query_adapter.pairs if self.query_adapter else 0,
         }
 
 
