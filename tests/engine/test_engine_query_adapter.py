@@ -2,11 +2,14 @@
 adapter from its own evidence, and only when the held-out evidence shows it helps."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from engine import CatalogSnapshot, ConfirmedQuery, QueryAdapter, RouteRequest, ToolEntry, build_index, calibrate, route
 from engine.adapter import MIN_PAIRS, fit_query_adapter
+from engine.incremental import CatalogChanges, apply_changes
 
 DIM = 16
 TOOLS = 24
@@ -86,3 +89,20 @@ def test_the_adapter_keeps_its_matrix_through_storage() -> None:
         QueryAdapter.from_bytes(adapter.to_bytes()[:-4], 1)
     with pytest.raises(ValueError, match="dimensions"):
         adapter.apply(np.ones((1, DIM + 1), dtype=np.float32), 0.5)
+
+
+def test_an_index_patched_after_an_edit_keeps_ranking_with_the_adapter() -> None:
+    world = RotatedRequests()
+    result = calibrate(world.snapshot(), world.confirmed(per_tool=6))
+    index = build_index(result.applied_to(world.snapshot()))
+    edited = replace(world.snapshot().tools[0], description="Tool number 0, edited")
+    changes = CatalogChanges("t2", (edited,), frozenset(), {edited.name: world.tool_vectors[0]}, {}, (), {}, False)
+    patched = apply_changes(index, changes)
+    full = build_index(replace(result.applied_to(world.snapshot()), version="t2",
+                               tools=(edited, *world.snapshot().tools[1:])))
+    assert patched.vectors.adapter is index.vectors.adapter and patched.vectors.adapter_share == 0.5
+    for i in range(TOOLS):
+        vector = world.request(i)
+        request = RouteRequest(query=f"request {i}", strategy="vector", limit=3)
+        embed = lambda texts, v=vector: np.stack([v for _ in texts])  # noqa: E731
+        assert route(patched, request, embed_texts=embed).names == route(full, request, embed_texts=embed).names
