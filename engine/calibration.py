@@ -45,7 +45,7 @@ from .hierarchy import CategoryTree
 from .lexical import FIELD_WEIGHTS, FieldedBM25, build_lexical, tokenize
 from .params import DEFAULT_PARAMS, RankingParams
 from .types import CatalogSnapshot, ToolEntry
-from .vectors import fold_head_start, fold_queries, normalise, normalise_rows
+from .vectors import even_spread, fold_head_start, fold_queries, normalise, normalise_rows
 
 MIN_EVIDENCE = 30
 FOLDS = 5
@@ -199,7 +199,7 @@ def _collect_evidence(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...],
     if not owner:
         return None, counts
     limit = max(MIN_EVIDENCE, min(MAX_EVIDENCE, MAX_SCORED_CELLS // max(1, len(tools))))
-    keep = _spread(len(owner), limit)
+    keep = even_spread(len(owner), limit).tolist()
     folds = np.array([-1 if query_row[k] is None else n % FOLDS for n, k in enumerate(keep)], dtype=np.int64)
     evidence = _Evidence(
         vectors=np.vstack([vectors[k] for k in keep]).astype(np.float32),
@@ -209,13 +209,6 @@ def _collect_evidence(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...],
         query_row=[query_row[k] for k in keep],
     )
     return evidence, counts
-
-
-def _spread(total: int, limit: int) -> list[int]:
-    """At most `limit` indices spread evenly over `total` (deterministic)."""
-    if total <= limit:
-        return list(range(total))
-    return sorted({int(round(x)) for x in np.linspace(0, total - 1, limit)})
 
 
 # -- the pieces of every score -----------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import RouteRequest, ToolEntry, route, tool_embedding_text
-from engine.vectors import HEAD_START_SHARE, normalise
+from engine.vectors import HEAD_START_SAMPLE_TOOLS, HEAD_START_SHARE, VectorIndex, normalise
 from tests.engine.conftest import concept_embed
 
 WEATHER = ToolEntry("get_weather", "Weather forecast and rain", None, {})
@@ -65,3 +65,22 @@ def test_nothing_is_taken_back_when_every_tool_has_queries(make_index, embed) ->
     folded = normalise(own + sum(concept_embed(q) for q in MAIL.hypothetical_queries))
     assert result.matches[0].name == "send_mail"
     assert abs(result.matches[0].semantic_score - float(folded @ concept_embed("a question about my email"))) < 1e-5
+
+
+def test_a_large_catalog_measures_the_head_start_on_a_sample_close_to_all_of_it() -> None:
+    rng = np.random.default_rng(5)
+    n, folded_count, dim = 10_000, 6_000, 32
+    assert folded_count > HEAD_START_SAMPLE_TOOLS
+    style = rng.normal(size=dim)  # what requests share, as in the tests above
+    names = [f"tool_{i:05d}" for i in range(n)]
+    own = {name: rng.normal(size=dim).astype(np.float32) for name in names}
+    queries = {name: (rng.normal(size=(2, dim)) + 2 * style).astype(np.float32) for name in names[:folded_count]}
+    index = VectorIndex(names, own, queries, {}, fold=1.0, fold_mode="sum")
+    units = {name: normalise(v) for name, v in own.items()}
+    rows = np.vstack([q / np.linalg.norm(q, axis=1, keepdims=True) for q in queries.values()])
+    mean = rows.mean(axis=0)
+    exact = HEAD_START_SHARE * np.mean([float(index.tool_matrix[i] @ mean) - float(units[names[i]] @ mean)
+                                        for i in range(folded_count)])
+    assert index.fold_penalty is not None
+    assert abs(float(index.fold_penalty[0]) - exact) < 0.01 * exact
+    assert not index.fold_penalty[folded_count:].any()  # plain tools keep their cosine
