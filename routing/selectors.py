@@ -84,14 +84,18 @@ def catalog_state() -> tuple[int, int]:
     return int(version or 0), int(calibration or 0)
 
 
-def ranking() -> tuple[RankingParams, QueryAdapter | None]:
-    """The newest calibration's weights and query adapter; the engine's defaults before the first."""
+def ranking(model_id: str) -> tuple[RankingParams, QueryAdapter | None]:
+    """The newest calibration's weights, and its query adapter if it was fitted on `model_id`'s
+    vectors (another model's map means nothing here, and may not even fit its dimensions); the
+    engine's defaults before the first calibration."""
     latest = (RankingCalibration.objects.order_by("-id")
-              .values_list("params", "query_adapter", "query_adapter_pairs").first())
+              .values_list("params", "model", "query_adapter", "query_adapter_pairs").first())
     if not latest:
         return DEFAULT_PARAMS, None
-    params, adapter, pairs = latest
-    return RankingParams.from_dict(params), QueryAdapter.from_bytes(bytes(adapter), pairs) if adapter else None
+    params, model, adapter, pairs = latest
+    if adapter is None or model != model_id:
+        return RankingParams.from_dict(params), None
+    return RankingParams.from_dict(params), QueryAdapter.from_bytes(bytes(adapter), pairs)
 
 
 def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | None = None) -> CatalogSnapshot:
@@ -108,7 +112,7 @@ def load_snapshot(model_id: str, attempts: int = 5, *, params: RankingParams | N
 def load_snapshot_and_rows(model_id: str, attempts: int = 5, *, params: RankingParams | None = None
                            ) -> tuple[CatalogSnapshot, SnapshotRows]:
     """`load_snapshot`, and the rows it was read from (for `load_changes` next time)."""
-    params, adapter = ranking() if params is None else (params, None)
+    params, adapter = ranking(model_id) if params is None else (params, None)
     for _ in range(attempts - 1):
         before = catalog_version()
         snapshot, rows = _read_snapshot(model_id, before)

@@ -22,12 +22,12 @@ def _route_vector(route_client, query: str) -> list[str]:
     return [m["name"] for m in response.json()["matches"]]
 
 
-def _store_reversing_adapter() -> RankingCalibration:
+def _store_reversing_adapter(model: str | None = None) -> RankingCalibration:
     """An adapter that turns every request around (share 1: the mapped vector alone), so the tool
     a request is about can only come first without it."""
     reverse_all = QueryAdapter(-np.eye(DIM, dtype=np.float32), pairs=99)
     return RankingCalibration.objects.create(
-        catalog_version=1, model=get_provider().model_id, calibrated=True, reason="test",
+        catalog_version=1, model=model or get_provider().model_id, calibrated=True, reason="test",
         params=RankingParams(query_adapter_share=1.0).to_dict(),
         query_adapter=reverse_all.to_bytes(), query_adapter_pairs=reverse_all.pairs)
 
@@ -38,6 +38,12 @@ def test_the_route_endpoint_ranks_with_the_newest_calibrations_adapter(demo_cata
     index = live_index.current(get_provider().model_id)
     assert index.vectors.adapter is not None and index.vectors.adapter.pairs == 99
     assert "play_music" not in _route_vector(route_client, "play some relaxing jazz")
+
+
+def test_an_adapter_fitted_on_another_models_vectors_is_not_served(demo_catalog, route_client) -> None:
+    _store_reversing_adapter(model="openai/text-embedding-3-small")  # the provider was switched since
+    assert live_index.current(get_provider().model_id).vectors.adapter is None
+    assert _route_vector(route_client, "play some relaxing jazz")[0] == "play_music"
 
 
 def test_revert_to_the_defaults_drops_the_adapter_in_one_click(demo_catalog, route_client,
