@@ -121,6 +121,7 @@ class _Scored:
     lexical_queries: np.ndarray  # E x n, BM25 of the queries' field alone
     ideal_base: np.ndarray  # E
     ideal_queries: np.ndarray  # E
+    query_adapter: QueryAdapter | None  # fitted on every row; None with too few pairs to try one
 
 
 def calibrate(snapshot: CatalogSnapshot, confirmed: Sequence[ConfirmedQuery] = (),
@@ -159,7 +160,7 @@ def calibrate(snapshot: CatalogSnapshot, confirmed: Sequence[ConfirmedQuery] = (
     gate, share = _fast_path_gate(scored, chosen, evidence, chosen_ranks)
     chosen = replace(chosen, fast_path_confidence=gate)
     counts["used"] = len(evidence.owner)
-    adapter = _fit_on_all(snapshot, tools, evidence) if chosen.query_adapter_share > 0 else None
+    adapter = scored.query_adapter if chosen.query_adapter_share > 0 else None
     return CalibrationResult(
         params=chosen, calibrated=chosen != default, reason=reason, evidence=counts,
         before=_metrics(default_ranks), after=_metrics(chosen_ranks), fast_path_share=share,
@@ -243,9 +244,9 @@ def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evide
     # The request's side of the cosine: its vector, and, with enough evidence, its vector mapped
     # by a query adapter fitted on the other folds (never on the row itself).
     query_sides = {0.0: evidence.vectors}
-    adapted = _adapted_out_of_fold(evidence, own, has_own)
-    if adapted is not None:
-        query_sides.update({share: adapted[share] for share in GRID["query_adapter_share"] if share > 0})
+    adapters = _query_adapters(evidence, own, has_own)
+    if adapters is not None:
+        query_sides.update(adapters[0])
     cosine = {(mode, weight, share): np.zeros((e, n), dtype=np.float32)
               for (mode, weight) in GRID["fold"] for share in query_sides}
     lexical_queries = np.zeros((e, n), dtype=np.float32)
@@ -279,36 +280,28 @@ def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evide
     ideal_base = np.zeros(e, dtype=np.float32)
     _fill_lexical(base, evidence, np.arange(e), lexical_base, ideal_base)
     return _Scored(cosine, _category_cosines(snapshot, tools, evidence.vectors), lexical_base, lexical_queries,
-                   ideal_base, ideal_queries)
+                   ideal_base, ideal_queries, adapters[1] if adapters is not None else None)
 
 
-def _adapter_pairs(evidence: _Evidence, own: np.ndarray, has_own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(query vector, its tool's own vector) for the evidence rows whose tool has one; and which rows."""
-    usable = has_own[evidence.owner]
-    return usable, own[evidence.owner]
-
-
-def _adapted_out_of_fold(evidence: _Evidence, own: np.ndarray, has_own: np.ndarray) -> dict[float, np.ndarray] | None:
+def _query_adapters(evidence: _Evidence, own: np.ndarray,
+                    has_own: np.ndarray) -> tuple[dict[float, np.ndarray], QueryAdapter] | None:
     """Per adapter share, each evidence row's vector mapped by an adapter fitted on the rows of the
-    other folds (row n is in fold n % FOLDS, the fold its hypothetical query is held out in);
-    None with fewer than adapter.MIN_PAIRS pairs."""
-    usable, targets = _adapter_pairs(evidence, own, has_own)
+    other folds (row n is in fold n % FOLDS, the fold its hypothetical query is held out in); and
+    the adapter fitted on every row, the one stored if the calibration chooses it. The pairs are
+    (query vector, its tool's own vector), for the rows whose tool has one; None with fewer than
+    adapter.MIN_PAIRS of them."""
+    usable = has_own[evidence.owner]
     if usable.sum() < MIN_PAIRS:
         return None
+    targets = own[evidence.owner]
     part = np.arange(len(evidence.owner)) % FOLDS
-    out = {share: np.zeros_like(evidence.vectors) for share in GRID["query_adapter_share"] if share > 0}
+    mapped = {share: np.zeros_like(evidence.vectors) for share in GRID["query_adapter_share"] if share > 0}
     for k in range(FOLDS):
         rows = part == k
         adapter = fit_query_adapter(evidence.vectors[usable & ~rows], targets[usable & ~rows])
-        for share, adapted in out.items():
+        for share, adapted in mapped.items():
             adapted[rows] = adapter.apply(evidence.vectors[rows], share)
-    return out
-
-
-def _fit_on_all(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evidence: _Evidence) -> QueryAdapter:
-    own, has_own = _own_vectors(snapshot, tools, evidence.vectors.shape[1])
-    usable, targets = _adapter_pairs(evidence, own, has_own)
-    return fit_query_adapter(evidence.vectors[usable], targets[usable])
+    return mapped, fit_query_adapter(evidence.vectors[usable], targets[usable])
 
 
 def _fill_lexical(index: FieldedBM25, evidence: _Evidence, rows: np.ndarray, raw: np.ndarray,

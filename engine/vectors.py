@@ -182,7 +182,7 @@ class VectorIndex:
         if not len(self.query_owner):
             return
         sums = np.add.reduceat(self.query_matrix.astype(np.float32), self._owner_starts, axis=0)
-        counts = np.diff(np.r_[self._owner_starts, len(self.query_owner)])
+        counts = self._queries_per_owner()
         own = self.tool_matrix[self._owner_ids].astype(np.float32)
         folded, scale = _fold_unnormalised(own, self.has_vector_of_tool[self._owner_ids], sums, counts, fold, mode)
         norms = np.linalg.norm(folded, axis=1)
@@ -190,6 +190,11 @@ class VectorIndex:
         self.tool_matrix[self._owner_ids] = (folded / norms[:, None]).astype(self.dtype)
         self.fold_norm[self._owner_ids] = norms
         self.fold_scale[self._owner_ids] = scale
+
+    def _queries_per_owner(self) -> np.ndarray:
+        """How many query rows each tool in `_owner_ids` has (its rows start at `_owner_starts`)."""
+        counts: np.ndarray = np.diff(np.r_[self._owner_starts, len(self.query_owner)])
+        return counts
 
     def set_head_start(self) -> None:
         """`fold_penalty`: per tool, what `score` takes back from its cosine (`fold_head_start`)."""
@@ -202,7 +207,7 @@ class VectorIndex:
         mean = query_mean(self.query_matrix[even_spread(len(self.query_matrix), HEAD_START_SAMPLE_ROWS)])
         picked = owners_with_own[even_spread(len(owners_with_own), HEAD_START_SAMPLE_TOOLS)]
         tools = self._owner_ids[picked]
-        counts = np.diff(np.r_[self._owner_starts, len(self.query_owner)])[picked]
+        counts = self._queries_per_owner()[picked]
         rows = np.repeat(self._owner_starts[picked], counts) + (
             np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
         query_closeness = np.add.reduceat(_matvec(self.query_matrix[rows], mean), np.r_[0, np.cumsum(counts)[:-1]])
@@ -235,7 +240,7 @@ class VectorIndex:
 
     def _first_best_rows(self, qsim: np.ndarray, best: np.ndarray) -> np.ndarray:
         """Per owner, the first query row reaching the owner's best similarity."""
-        lengths = np.diff(np.r_[self._owner_starts, len(qsim)])
+        lengths = self._queries_per_owner()
         segment = np.repeat(np.arange(len(lengths)), lengths)
         candidates = np.flatnonzero(qsim >= best[segment])
         _, first = np.unique(segment[candidates], return_index=True)

@@ -10,13 +10,10 @@ import pytest
 from engine import CatalogSnapshot, ConfirmedQuery, QueryAdapter, RouteRequest, ToolEntry, build_index, calibrate, route
 from engine.adapter import MIN_PAIRS, fit_query_adapter
 from engine.incremental import CatalogChanges, apply_changes
+from engine.vectors import normalise, normalise_rows
 
 DIM = 16
 TOOLS = 24
-
-
-def unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
 
 
 class RotatedRequests:
@@ -25,12 +22,12 @@ class RotatedRequests:
 
     def __init__(self, seed: int = 3) -> None:
         self.rng = np.random.default_rng(seed)
-        self.tool_vectors = unit(self.rng.normal(size=(TOOLS, DIM))).astype(np.float32)
+        self.tool_vectors = normalise_rows(self.rng.normal(size=(TOOLS, DIM)))
         self.rotation = np.linalg.qr(self.rng.normal(size=(DIM, DIM)))[0].astype(np.float32)
         self.names = [f"tool_{i:02d}" for i in range(TOOLS)]
 
     def request(self, tool: int) -> np.ndarray:
-        return unit(self.tool_vectors[tool] @ self.rotation + 0.15 * self.rng.normal(size=DIM)).astype(np.float32)
+        return normalise(self.tool_vectors[tool] @ self.rotation + 0.15 * self.rng.normal(size=DIM))
 
     def snapshot(self) -> CatalogSnapshot:
         tools = tuple(ToolEntry(name, f"Tool number {i}", None, {}) for i, name in enumerate(self.names))
