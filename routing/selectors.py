@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -132,9 +132,9 @@ def _read_snapshot(model_id: str, version: int) -> tuple[CatalogSnapshot, Snapsh
     categories, enabled_names = _enabled_categories(all_categories)
     # Parameters stay JSON text (cast in SQL, never parsed here): the engine parses a schema
     # only when it renders the tool, and 100,000 parsed schemas cost ~350 MB per web process.
-    tool_rows = _tool_rows(Tool.objects.filter(enabled=True), enabled_names)
-    names_by_pk = {r["pk"]: r["name"] for r in tool_rows}
-    tools, tool_vectors, query_vectors = _tool_entries(tool_rows, model_id, _related_names(names_by_pk))
+    visible = _visible_tools(Tool.objects.filter(enabled=True), enabled_names)
+    names_by_pk = _names(visible)
+    tools, tool_vectors, query_vectors = _tool_entries(visible, model_id, _related_names(names_by_pk))
     snapshot = CatalogSnapshot(
         version=str(version),
         tools=tools,
@@ -147,13 +147,15 @@ def _read_snapshot(model_id: str, version: int) -> tuple[CatalogSnapshot, Snapsh
     return snapshot, SnapshotRows(version, names_by_pk, _category_rows(all_categories))
 
 
-def _tool_rows(tools: QuerySet[Tool], enabled_categories: set[str]) -> list[dict[str, Any]]:
-    """The tools' rows with what the engine needs, those of a disabled category left out."""
-    rows = (tools.annotate(parameters_json=Cast("parameters", output_field=TextField()), vector=_binary_embedding())
-            .values("pk", "name", "description", "category__name", "parameters_json",
-                    "usage_hint", "core", "vector", "embedding_status", "embedding_model"))
-    return cast(list[dict[str, Any]], [r for r in rows if r["category__name"] is None
-                                       or r["category__name"] in enabled_categories])
+def _visible_tools(tools: QuerySet[Tool], enabled_categories: set[str]) -> dict[int, tuple[str, str | None]]:
+    """pk -> (name, category name) of these tools, those of a disabled category left out."""
+    rows = tools.values_list("pk", "name", "category__name").iterator(_CHUNK_ROWS)
+    return {pk: (name, category) for pk, name, category in rows
+            if category is None or category in enabled_categories}
+
+
+def _names(visible: Mapping[int, tuple[str, str | None]]) -> dict[int, str]:
+    return {pk: name for pk, (name, _) in visible.items()}
 
 
 def _related_names(visible: Mapping[int, str], of: Mapping[int, str] | None = None) -> dict[int, list[str]]:
@@ -169,10 +171,18 @@ def _related_names(visible: Mapping[int, str], of: Mapping[int, str] | None = No
     return related
 
 
-def _tool_entries(tool_rows: list[dict[str, Any]], model_id: str, related: Mapping[int, list[str]]
+# Tools are read this many rows at a time (a server-side cursor); fewer are read by primary key.
+_CHUNK_ROWS = 2_000
+
+
+def _tool_entries(visible: Mapping[int, tuple[str, str | None]], model_id: str, related: Mapping[int, list[str]]
                   ) -> tuple[tuple[ToolEntry, ...], dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """ToolEntries of the rows, with their usable tool vectors and hypothetical-query vectors."""
-    names_by_pk = {r["pk"]: r["name"] for r in tool_rows}
+    """ToolEntries of the `visible` tools, with their usable tool vectors and hypothetical-query vectors.
+
+    The rows are streamed a few thousand at a time (a server-side cursor), and the vectors read
+    apart from the texts: at 100,000 tools, a list of whole rows, and 1.5 KB vectors read between
+    the strings the index keeps, left ~100 MB of freed but unreturnable pages in a web process."""
+    names_by_pk = _names(visible)
     # Queries with a usable vector come first, in the same order as their vectors, so the
     # engine can name the query that matched (vectors[i] belongs to queries[i]).
     embedded_queries: dict[int, list[str]] = defaultdict(list)
@@ -187,17 +197,44 @@ def _tool_entries(tool_rows: list[dict[str, Any]], model_id: str, related: Mappi
         else:
             other_queries[row["tool_id"]].append(row["text"])
 
+    rows = (_of(visible).annotate(parameters_json=Cast("parameters", output_field=TextField()))
+            .values_list("pk", "description", "parameters_json", "usage_hint", "core").iterator(_CHUNK_ROWS))
     tools = tuple(
         ToolEntry(
-            name=r["name"], description=r["description"], category=r["category__name"],
-            parameters=r["parameters_json"] or "{}", usage_hint=r["usage_hint"],
-            related_tools=tuple(sorted(related.get(r["pk"], ()))), core=r["core"],
-            hypothetical_queries=(*embedded_queries[r["pk"]], *other_queries[r["pk"]]),
+            name=visible[pk][0], description=description, category=visible[pk][1],
+            parameters=parameters or "{}", usage_hint=usage_hint,
+            related_tools=tuple(sorted(related.get(pk, ()))), core=core,
+            hypothetical_queries=(*embedded_queries[pk], *other_queries[pk]),
         )
-        for r in tool_rows
+        for pk, description, parameters, usage_hint, core in rows if pk in visible
     )
-    tool_vectors = {r["name"]: _vector_from_binary(r["vector"]) for r in tool_rows if _usable(r, model_id)}
+    tool_vectors = _tool_vectors(names_by_pk, model_id)
     return tools, tool_vectors, {names_by_pk[pk]: np.vstack(vs) for pk, vs in query_vectors.items()}
+
+
+def _of(tools: Mapping[int, Any]) -> QuerySet[Tool]:
+    """The rows of these tools; a large set is read whole and filtered by the caller (an IN list
+    of 100,000 keys costs the database more than the rows it leaves out)."""
+    return Tool.objects.all() if len(tools) >= _CHUNK_ROWS else Tool.objects.filter(pk__in=list(tools))
+
+
+def _tool_vectors(names_by_pk: Mapping[int, str], model_id: str) -> dict[str, np.ndarray]:
+    """The usable vectors of these tools, by name, as the rows of one matrix."""
+    tools = _of(names_by_pk).filter(embedding_status=EmbeddingStatus.READY, embedding_model=model_id,
+                                    embedding__isnull=False)
+    rows = tools.annotate(vector=_binary_embedding()).values_list("pk", "vector").iterator(_CHUNK_ROWS)
+    block = np.empty((0, 0), dtype=np.float32)
+    names: list[str] = []
+    for pk, data in rows:
+        name = names_by_pk.get(pk)
+        if name is None:
+            continue
+        vector = np.frombuffer(data, dtype=">f4", offset=4)
+        if not names:
+            block = np.empty((len(names_by_pk), vector.size), dtype=np.float32)
+        block[len(names)] = vector
+        names.append(name)
+    return {name: block[i] for i, name in enumerate(names)}
 
 
 def _category_entries(categories: list[Category]) -> tuple[CategoryEntry, ...]:
@@ -244,20 +281,19 @@ def load_changes(model_id: str, known: SnapshotRows, indexed: Sequence[ToolEntry
         return None
     categories, enabled_names = _enabled_categories(all_categories)
     changed_ids = {oid for _, kind, oid in records if kind == ChangeKind.TOOL and oid is not None}
-    rows = _tool_rows(Tool.objects.filter(enabled=True, pk__in=changed_ids), enabled_names)
+    visible = _visible_tools(Tool.objects.filter(enabled=True, pk__in=changed_ids), enabled_names)
     tool_names = dict(known.tool_names)
-    removed = _forget(tool_names, changed_ids, {r["pk"]: r["name"] for r in rows})
+    removed = _forget(tool_names, changed_ids, _names(visible))
     # Tools naming a changed tool among their related tools list it by name, or stop listing it.
     referring = _referring_tools(changed_ids, removed, known.tool_names, indexed) - changed_ids
     referring &= known.tool_names.keys()
     if referring:
-        more = _tool_rows(Tool.objects.filter(enabled=True, pk__in=referring), enabled_names)
-        removed |= _forget(tool_names, referring, {r["pk"]: r["name"] for r in more})
-        rows += more
-    for r in rows:
-        tool_names[r["pk"]] = r["name"]
+        more = _visible_tools(Tool.objects.filter(enabled=True, pk__in=referring), enabled_names)
+        removed |= _forget(tool_names, referring, _names(more))
+        visible |= more
+    tool_names |= _names(visible)
     tools, tool_vectors, query_vectors = _tool_entries(
-        rows, model_id, _related_names(tool_names, of={r["pk"]: r["name"] for r in rows}))
+        visible, model_id, _related_names(tool_names, of=_names(visible)))
     changes = CatalogChanges(
         version=str(version), tools=tools, removed=frozenset(removed), tool_vectors=tool_vectors,
         query_vectors=query_vectors, categories=_category_entries(categories),
