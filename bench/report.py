@@ -288,7 +288,8 @@ def memory_analysis(serving: dict) -> str:
         f"- the query model (ONNX Runtime, int8 MiniLM), loaded and run once in an otherwise empty interpreter: "
         f"{model_mb:.0f} MB RSS (ONNX Runtime and tokenizers alone {runtime_mb - base:.0f} MB); torch "
         f"{'was' if torch else 'is never'} imported.",
-        f"- the routing index: {m['index_mb']:.0f} MB, of which the float32 tool matrix {m['matrix_mb']:.0f} MB "
+        f"- the routing index: {m['index_mb']:.0f} MB, of which the tool matrix (int8 rows, a scale each) "
+        f"{m['matrix_mb']:.0f} MB "
         "(the rest: BM25 postings, names, the retained tool entries).",
         f"- the snapshot while it is loaded: {m['snapshot_mb']:.0f} MB, freed after the build; traced peak during "
         f"the build (snapshot + index + scratch): {m['peak_mb']:.0f} MB.",

@@ -100,7 +100,7 @@ def snapshot_timings(model_id: str) -> dict:
     index_mb, peak = tracemalloc.get_traced_memory()
     top = tracemalloc.take_snapshot().statistics("filename")[:4]
     tracemalloc.stop()
-    matrix_mb = index.vectors.tool_matrix.nbytes / 2**20 if hasattr(index.vectors, "tool_matrix") else float("nan")
+    matrix_mb = (index.vectors.tool_matrix.nbytes + index.vectors.tool_scale.nbytes) / 2**20
     del index
     gc.collect()
     return {"load_s": load_s, "build_s": build_s, "snapshot_mb": snapshot_mb, "index_mb": index_mb / 2**20,
@@ -283,7 +283,7 @@ def tables(results: list[dict], model: tuple[float, float, float, bool]) -> list
                     "target (RSS)"])
     load = Table("Snapshot load from PostgreSQL and index build (in one process, as a worker's first request)",
                  ["tools", "rows inserted in s", "load_snapshot s", "index build s", "worker warm-up s",
-                  "snapshot objects MB", "index MB (float32 matrix MB)", "peak while building MB"])
+                  "snapshot objects MB", "index MB (tool matrix MB)", "peak while building MB"])
     for r in results:
         for name, lat in r["http"].items():
             http.add(r["n"], name, len(lat.samples), lat.p50 if lat.samples else None,

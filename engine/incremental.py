@@ -146,7 +146,7 @@ class PatchedIndex(RoutingIndex):
         self._changes = changes
         self._changed = changed
         try:
-            super().__init__(snapshot, vector_dtype=previous.vectors.dtype.type)
+            super().__init__(snapshot)
         finally:  # an index must not keep its predecessors alive
             del self._previous, self._changes, self._changed
 
@@ -177,7 +177,7 @@ class PatchedIndex(RoutingIndex):
         return _fielded_bm25(self.field_counts, len(self.tools), lexical_weights(self.params))
 
     # -- vectors ----------------------------------------------------------------------
-    def _build_vectors(self, snapshot: CatalogSnapshot, vector_dtype: type) -> VectorIndex:
+    def _build_vectors(self, snapshot: CatalogSnapshot) -> VectorIndex:
         before = self._previous.vectors
         changes = self._changes
         reuse = self._reused_positions()
@@ -188,7 +188,7 @@ class PatchedIndex(RoutingIndex):
             fresh_names,
             {n: changes.tool_vectors[n] for n in fresh_names if n in changes.tool_vectors},
             {n: changes.query_vectors[n] for n in fresh_names if n in changes.query_vectors},
-            {self.names[i]: self.tools[i].hypothetical_queries for i in fresh}, dtype=vector_dtype,
+            {self.names[i]: self.tools[i].hypothetical_queries for i in fresh},
             fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
         )
         dim = before.dim or computed.dim
@@ -196,9 +196,10 @@ class PatchedIndex(RoutingIndex):
             raise PatchNotPossible(f"vectors of {computed.dim} dimensions, the index has {dim}")
         n = len(self.names)
         out = VectorIndex.__new__(VectorIndex)
-        out.dim, out.dtype = dim, np.dtype(vector_dtype)
+        out.dim = dim
         out.adapter, out.adapter_share = before.adapter, before.adapter_share  # a new one comes with a full build
-        out.tool_matrix = np.zeros((n, dim), dtype=out.dtype)
+        out.tool_matrix = np.zeros((n, dim), dtype=np.int8)
+        out.tool_scale = np.ones(n, dtype=np.float32)
         out.has_vector = np.zeros(n, dtype=bool)
         out.has_vector_of_tool = np.zeros(n, dtype=bool)
         out.fold_norm = np.ones(n, dtype=np.float32)
@@ -206,6 +207,7 @@ class PatchedIndex(RoutingIndex):
         for source, rows, into in ((before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh)):
             if source.dim:
                 out.tool_matrix[into] = source.tool_matrix[rows]
+                out.tool_scale[into] = source.tool_scale[rows]
             out.has_vector[into] = source.has_vector[rows]
             out.has_vector_of_tool[into] = source.has_vector_of_tool[rows]
             out.fold_norm[into] = source.fold_norm[rows]

@@ -33,7 +33,7 @@ _RENDER_CACHE_SIZE = 4096
 
 
 class RoutingIndex:
-    def __init__(self, snapshot: CatalogSnapshot, vector_dtype: type = np.float32):
+    def __init__(self, snapshot: CatalogSnapshot):
         started = time.perf_counter()
         limit_blas_threads()
         self.version = snapshot.version
@@ -48,7 +48,7 @@ class RoutingIndex:
         self.core = np.array([t.core for t in self.tools], dtype=bool)
         paths = {name: tuple(self.categories[n] for n in self.tree.path(name)) for name in self.categories}
         self.lexical: FieldedBM25 = self._build_lexical(paths)
-        self.vectors = self._build_vectors(snapshot, vector_dtype)
+        self.vectors = self._build_vectors(snapshot)
         self._build_category_vectors(snapshot.category_vectors)
         self._category_tokens = {
             name: frozenset(tokenize(" ".join([name, *cat.keywords])))
@@ -69,10 +69,10 @@ class RoutingIndex:
     def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:
         return build_lexical(self.tools, paths, lexical_weights(self.params))
 
-    def _build_vectors(self, snapshot: CatalogSnapshot, vector_dtype: type) -> VectorIndex:
+    def _build_vectors(self, snapshot: CatalogSnapshot) -> VectorIndex:
         return VectorIndex(
             self.names, snapshot.tool_vectors, snapshot.query_vectors,
-            {t.name: t.hypothetical_queries for t in self.tools}, dtype=vector_dtype,
+            {t.name: t.hypothetical_queries for t in self.tools},
             fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
             adapter=snapshot.query_adapter, adapter_share=self.params.query_adapter_share,
         )
@@ -168,12 +168,12 @@ class RoutingIndex:
         return self.token_counter.total((mask_key, fmt), lambda: np.flatnonzero(mask), fmt)
 
 
-def build_index(snapshot: CatalogSnapshot, *, vector_dtype: type = np.float32) -> RoutingIndex:
+def build_index(snapshot: CatalogSnapshot) -> RoutingIndex:
     """Build the immutable routing index of one catalog snapshot (same as `RoutingIndex(snapshot)`).
 
     Building also limits BLAS to one thread for the process (see
     `vectors.limit_blas_threads`) and returns the build's scratch memory to the OS.
     """
-    return RoutingIndex(snapshot, vector_dtype=vector_dtype)
+    return RoutingIndex(snapshot)
 
 

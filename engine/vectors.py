@@ -6,10 +6,11 @@ single matrix-vector product. Hypothetical-query vectors are stacked too, sorted
 by owner, so "best matching hypothetical query per tool" is one product plus a
 `np.maximum.reduceat`.
 
-Storage is float32 by default; `build_index(..., vector_dtype=np.float16)`
-halves the matrix (100k x 384: 73 MB instead of 146 MB) but the product is
-then done in float32 chunks: 47 ms instead of 10 ms at 100k tools, which
-breaks the 30 ms budget. Use it only when memory, not latency, is the limit.
+Tool rows are stored as int8 with one float32 scale per row (row = int8 row * scale): a
+quarter of float32 (100k x 384: 37 MB instead of 146 MB), and as fast to score, because the
+product is bound by memory: converted to float32 a few thousand rows at a time, 100k rows
+take 4.9 ms against 4.6 ms for a float32 matrix. The rounding moves a cosine by at most about
+0.002, less than the gaps that decide a ranking (bench/quality.py, every dev set).
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:  # adapter.py builds on this module's helpers
     from .adapter import QueryAdapter
 
 _CHUNK_ROWS = 16384
+# Rows converted to float32 at a time when scoring stored rows: 6 MB of scratch, which stays in
+# the cache between chunks (measured at 100k tools: 1,024 rows 5.8 ms, 4,096 rows 4.9 ms).
+_SCORE_CHUNK_ROWS = 4096
 # Folding hypothetical queries into a tool's vector moves it towards where requests are, so where
 # only some tools have queries, those tools gain on every request, not only on their own: in the
 # demo catalog's replay (bench/replay_learning.py), 31 of 96 tools given one or two learned queries
@@ -52,6 +56,20 @@ def normalise(vector: np.ndarray) -> np.ndarray:
     vector = np.asarray(vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 else vector
+
+
+def quantise_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 rows and each row's float32 scale (row ~ int8 row * scale), in chunks so a large
+    matrix never has a second float32 copy."""
+    values = np.zeros(matrix.shape, dtype=np.int8)
+    scale = np.ones(len(matrix), dtype=np.float32)
+    for start in range(0, len(matrix), _CHUNK_ROWS):
+        chunk = matrix[start:start + _CHUNK_ROWS]
+        peak = np.abs(chunk).max(axis=1) if chunk.size else np.zeros(len(chunk), dtype=np.float32)
+        chunk_scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+        values[start:start + _CHUNK_ROWS] = np.rint(chunk / chunk_scale[:, None])
+        scale[start:start + _CHUNK_ROWS] = chunk_scale
+    return values, scale
 
 
 def fold_queries(own: np.ndarray, has_own: np.ndarray, query_sums: np.ndarray, query_counts: np.ndarray,
@@ -122,21 +140,22 @@ class SemanticScores:
 class VectorIndex:
     def __init__(self, names: list[str], tool_vectors: dict[str, np.ndarray],
                  query_vectors: dict[str, np.ndarray], query_texts: dict[str, tuple[str, ...]],
-                 dtype: type = np.float32, fold: float = 1.0, fold_mode: str = "mean",
+                 fold: float = 1.0, fold_mode: str = "mean",
                  adapter: QueryAdapter | None = None, adapter_share: float = 0.0):
         self.dim = _infer_dim(tool_vectors, query_vectors)
         n = len(names)
-        self.dtype = np.dtype(dtype)
-        self.tool_matrix = np.zeros((n, self.dim), dtype=self.dtype)
+        matrix = np.zeros((n, self.dim), dtype=np.float32)
         self.has_vector = np.zeros(n, dtype=bool)
         for i, name in enumerate(names):
             vec = tool_vectors.get(name)
             if vec is not None and self.dim and np.asarray(vec).size == self.dim:
-                self.tool_matrix[i] = normalise(vec)
+                matrix[i] = normalise(vec)
                 self.has_vector[i] = True
         self.has_vector_of_tool = self.has_vector.copy()  # its own vector, before examples count
         self._build_queries(names, query_vectors, query_texts)
-        self._fold_queries_into_tools(fold, fold_mode)
+        self._fold_queries_into_tools(matrix, fold, fold_mode)
+        self.tool_matrix, self.tool_scale = quantise_rows(matrix)
+        del matrix
         self.set_head_start()
         self.adapter = adapter if adapter_share > 0 else None
         self.adapter_share = adapter_share if adapter is not None else 0.0
@@ -174,7 +193,7 @@ class VectorIndex:
         self._owner_starts = starts
         self._owner_ids = self.query_owner[starts] if len(starts) else starts
 
-    def _fold_queries_into_tools(self, fold: float, mode: str) -> None:
+    def _fold_queries_into_tools(self, matrix: np.ndarray, fold: float, mode: str) -> None:
         # Kept per tool to measure, in `set_head_start`, what folding gained it: its folded row is
         # (own + fold_scale * sum of its query rows) / fold_norm.
         self.fold_norm = np.ones(len(self.has_vector), dtype=np.float32)
@@ -183,11 +202,11 @@ class VectorIndex:
             return
         sums = np.add.reduceat(self.query_matrix.astype(np.float32), self._owner_starts, axis=0)
         counts = self._queries_per_owner()
-        own = self.tool_matrix[self._owner_ids].astype(np.float32)
+        own = matrix[self._owner_ids]
         folded, scale = _fold_unnormalised(own, self.has_vector_of_tool[self._owner_ids], sums, counts, fold, mode)
         norms = np.linalg.norm(folded, axis=1)
         norms[norms == 0] = 1.0
-        self.tool_matrix[self._owner_ids] = (folded / norms[:, None]).astype(self.dtype)
+        matrix[self._owner_ids] = folded / norms[:, None]
         self.fold_norm[self._owner_ids] = norms
         self.fold_scale[self._owner_ids] = scale
 
@@ -211,7 +230,7 @@ class VectorIndex:
         rows = np.repeat(self._owner_starts[picked], counts) + (
             np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
         query_closeness = np.add.reduceat(_matvec(self.query_matrix[rows], mean), np.r_[0, np.cumsum(counts)[:-1]])
-        closeness = _matvec(self.tool_matrix[tools], mean)
+        closeness = self.tool_cosines(mean, tools)
         gains = (1.0 - self.fold_norm[tools]) * closeness + self.fold_scale[tools] * query_closeness
         head_start = fold_head_start(gains, True)
         if head_start:
@@ -228,7 +247,7 @@ class VectorIndex:
         if q.size != self.dim:
             raise ValueError(f"query vector has {q.size} dimensions, the index {self.dim}")
         toward_tools = q if self.adapter is None else self.adapter.apply(q[None, :], self.adapter_share)[0]
-        cosine = _matvec(self.tool_matrix, toward_tools)
+        cosine = self.tool_cosines(toward_tools)
         if self.fold_penalty is not None:
             cosine -= self.fold_penalty
         query_hit = np.full(len(cosine), -1, dtype=np.int64)
@@ -237,6 +256,21 @@ class VectorIndex:
             best = np.maximum.reduceat(qsim, self._owner_starts)
             query_hit[self._owner_ids] = self._first_best_rows(qsim, best)
         return SemanticScores(cosine, query_hit)
+
+    def tool_cosines(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Each stored tool row (all of them, or `rows`) times `vector`."""
+        if rows is None:
+            product = _matvec(self.tool_matrix, vector)
+            product *= self.tool_scale
+        else:
+            product = _matvec(self.tool_matrix[rows], vector)
+            product *= self.tool_scale[rows]
+        return product
+
+    def tool_rows(self, rows: np.ndarray | list[int]) -> np.ndarray:
+        """The stored tool rows, in float32 (folded, unit length up to the int8 rounding)."""
+        values: np.ndarray = self.tool_matrix[rows].astype(np.float32) * self.tool_scale[rows][:, None]
+        return values
 
     def _first_best_rows(self, qsim: np.ndarray, best: np.ndarray) -> np.ndarray:
         """Per owner, the first query row reaching the owner's best similarity."""
@@ -248,12 +282,18 @@ class VectorIndex:
 
 
 def _matvec(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """matrix @ q in float32; an int8 or float16 matrix is converted a chunk at a time into one
+    reused buffer (converting it whole, or to a new array per chunk, is several times slower)."""
     if matrix.dtype == np.float32:
         product: np.ndarray = matrix @ q
         return product
     out = np.empty(len(matrix), dtype=np.float32)
-    for start in range(0, len(matrix), _CHUNK_ROWS):
-        out[start:start + _CHUNK_ROWS] = matrix[start:start + _CHUNK_ROWS].astype(np.float32) @ q
+    buffer = np.empty((min(_SCORE_CHUNK_ROWS, len(matrix)), matrix.shape[1]), dtype=np.float32)
+    for start in range(0, len(matrix), _SCORE_CHUNK_ROWS):
+        chunk = matrix[start:start + _SCORE_CHUNK_ROWS]
+        rows = buffer[:len(chunk)]
+        np.copyto(rows, chunk, casting="unsafe")
+        np.matmul(rows, q, out=out[start:start + len(chunk)])
     return out
 
 

@@ -39,15 +39,15 @@ def test_the_tool_still_wins_the_requests_its_queries_are_about(make_index, embe
 def test_what_is_taken_back_is_the_share_of_what_folding_gained_towards_the_average_query(make_index, embed) -> None:
     index = make_index((WEATHER, MAIL), ())
     own = _own_vector(MAIL)
-    folded = index.vectors.tool_matrix[index.position["send_mail"]]
-    plain = index.vectors.tool_matrix[index.position["get_weather"]]
+    folded, plain = index.vectors.tool_rows([index.position["send_mail"], index.position["get_weather"]])
     query_mean = np.mean([concept_embed(q) for q in MAIL.hypothetical_queries], axis=0)
     taken_back = HEAD_START_SHARE * (float(folded @ query_mean) - float(own @ query_mean))
     query = "a question about my email, and rain"
     result = route(index, RouteRequest(query=query, strategy="vector", limit=2, explain=True), embed_texts=embed)
     score = {m.name: m.semantic_score for m in result.matches}
     assert taken_back > 0.1
-    assert abs(score["send_mail"] - (float(folded @ concept_embed(query)) - taken_back)) < 1e-5
+    # The stored rows are int8, which moves the measured gain a little (engine/vectors.py).
+    assert abs(score["send_mail"] - (float(folded @ concept_embed(query)) - taken_back)) < 5e-3
     assert abs(score["get_weather"] - float(plain @ concept_embed(query))) < 1e-5  # a plain tool keeps its cosine
 
 
@@ -64,7 +64,8 @@ def test_nothing_is_taken_back_when_every_tool_has_queries(make_index, embed) ->
     own = _own_vector(MAIL)
     folded = normalise(own + sum(concept_embed(q) for q in MAIL.hypothetical_queries))
     assert result.matches[0].name == "send_mail"
-    assert abs(result.matches[0].semantic_score - float(folded @ concept_embed("a question about my email"))) < 1e-5
+    # The stored rows are int8: a cosine moves by at most about 0.002 (engine/vectors.py).
+    assert abs(result.matches[0].semantic_score - float(folded @ concept_embed("a question about my email"))) < 3e-3
 
 
 def test_a_large_catalog_measures_the_head_start_on_a_sample_close_to_all_of_it() -> None:
@@ -79,7 +80,8 @@ def test_a_large_catalog_measures_the_head_start_on_a_sample_close_to_all_of_it(
     units = {name: normalise(v) for name, v in own.items()}
     rows = np.vstack([q / np.linalg.norm(q, axis=1, keepdims=True) for q in queries.values()])
     mean = rows.mean(axis=0)
-    exact = HEAD_START_SHARE * np.mean([float(index.tool_matrix[i] @ mean) - float(units[names[i]] @ mean)
+    stored = index.tool_rows(list(range(folded_count)))
+    exact = HEAD_START_SHARE * np.mean([float(stored[i] @ mean) - float(units[names[i]] @ mean)
                                         for i in range(folded_count)])
     assert index.fold_penalty is not None
     assert abs(float(index.fold_penalty[0]) - exact) < 0.01 * exact
