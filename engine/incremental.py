@@ -220,7 +220,7 @@ class PatchedIndex(RoutingIndex):
 
     # -- token counts -----------------------------------------------------------------
     def _build_token_counter(self) -> TokenCounter:
-        counter = TokenCounter(len(self.tools), self._render_uncached)
+        counter = TokenCounter(len(self.tools), self._counting_render())
         previous = self._previous
         reuse = self._reused_positions()
         kept = np.flatnonzero(reuse >= 0)

@@ -12,7 +12,8 @@ tie-break (equal scores -> alphabetical).
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,13 @@ class RoutingIndex:
         )
 
     def _build_token_counter(self) -> TokenCounter:
-        return TokenCounter(len(self.tools), self._render_uncached)
+        return TokenCounter(len(self.tools), self._counting_render())
+
+    def _counting_render(self) -> Callable[[int, str], Any]:
+        # Not the bound method: a counter holding its index would make every index a reference
+        # cycle, freed only by the cyclic GC (a replaced 100,000-tool index stayed in memory
+        # until the next full collection) and never once frozen (toolrouter/wsgi.py).
+        return partial(render_indexed_tool, self.tools, self.name_map)
 
     def _build_category_columns(self) -> None:
         """Per tool, the index of its category in `category_names` (-1 = none)."""
@@ -125,8 +132,7 @@ class RoutingIndex:
         return cached
 
     def _render_uncached(self, i: int, fmt: str) -> Any:
-        tool = self.tools[i]
-        return render_tool(tool, fmt, self.external_name(tool.name, fmt))
+        return render_indexed_tool(self.tools, self.name_map, i, fmt)
 
     def category_path(self, i: int) -> tuple[str, ...]:
         return self.tree.path(self.tools[i].category)
@@ -166,6 +172,11 @@ class RoutingIndex:
 
     def token_total(self, mask_key: Hashable, mask: np.ndarray, fmt: str) -> int:
         return self.token_counter.total((mask_key, fmt), lambda: np.flatnonzero(mask), fmt)
+
+
+def render_indexed_tool(tools: tuple[ToolEntry, ...], name_map: NameMap, i: int, fmt: str) -> Any:
+    tool = tools[i]
+    return render_tool(tool, fmt, name_map.external(tool.name, fmt))
 
 
 def build_index(snapshot: CatalogSnapshot) -> RoutingIndex:
