@@ -22,7 +22,7 @@ import time
 from django.db import DatabaseError
 
 from engine import RoutingIndex
-from engine.incremental import PatchNotPossible, apply_changes
+from engine.incremental import PatchNotPossible, apply_changes, carry_token_counts
 from shared.memory import release_freed_memory
 
 from . import selectors
@@ -73,7 +73,10 @@ class LiveIndex:
                          (time.perf_counter() - started) * 1000)
             return
         snapshot, self._rows = selectors.load_snapshot_and_rows(model_id)
-        self._index = RoutingIndex(snapshot)
+        index = RoutingIndex(snapshot)
+        if self._index is not None:
+            carry_token_counts(self._index, index)
+        self._index = index
         self._version = (int(snapshot.version), version[1])
         self._model_id = model_id
         self.full_builds += 1
