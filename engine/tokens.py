@@ -125,7 +125,3 @@ class TokenCounter:
             raise ValueError(f"{len(counts)} counts for {self._n} tools")
         with self._lock:
             self._counts[fmt] = np.asarray(counts, dtype=np.int32).copy()
-
-    def warm(self, fmt: str) -> None:
-        """Count every tool in `fmt` now (e.g. in a background thread after a swap)."""
-        self.counts(np.arange(self._n), fmt)
