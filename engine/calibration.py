@@ -45,7 +45,7 @@ from .hierarchy import CategoryTree
 from .lexical import FIELD_WEIGHTS, FieldedBM25, build_lexical, tokenize
 from .params import DEFAULT_PARAMS, RankingParams
 from .types import CatalogSnapshot, ToolEntry
-from .vectors import even_spread, fold_head_start, fold_queries, normalise, normalise_rows
+from .vectors import even_spread, fold_head_start, fold_queries, normalise, normalise_rows, unit_rows
 
 MIN_EVIDENCE = 30
 FOLDS = 5
@@ -213,21 +213,10 @@ def _collect_evidence(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...],
 
 
 # -- the pieces of every score -----------------------------------------------------------------
-def _own_vectors(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each tool's own unit vector (zeros where it has none), and which tools have one."""
-    own = np.zeros((len(tools), dim), dtype=np.float32)
-    has_own = np.zeros(len(tools), dtype=bool)
-    for i, tool in enumerate(tools):
-        vector = snapshot.tool_vectors.get(tool.name)
-        if vector is not None and np.asarray(vector).size == dim:
-            own[i], has_own[i] = normalise(vector), True
-    return own, has_own
-
-
 def _score_pieces(snapshot: CatalogSnapshot, tools: tuple[ToolEntry, ...], evidence: _Evidence) -> _Scored:
     n, e = len(tools), len(evidence.owner)
     dim = evidence.vectors.shape[1]
-    own, has_own = _own_vectors(snapshot, tools, dim)
+    own, has_own = unit_rows([tool.name for tool in tools], snapshot.tool_vectors, dim)
     query_blocks: list[np.ndarray] = []
     for tool in tools:
         block = snapshot.query_vectors.get(tool.name)

@@ -14,6 +14,7 @@ take 4.9 ms against 4.6 ms for a float32 matrix. The rounding moves a cosine by 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,20 @@ def normalise(vector: np.ndarray) -> np.ndarray:
     vector = np.asarray(vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 else vector
+
+
+def unit_rows(names: Sequence[str], vectors: Mapping[str, np.ndarray], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each name's vector made unit, one row per name (zeros where it has no vector of `dim`
+    dimensions), and which names have one."""
+    rows = np.zeros((len(names), dim), dtype=np.float32)
+    has = np.zeros(len(names), dtype=bool)
+    if not dim:
+        return rows, has
+    for i, name in enumerate(names):
+        vector = vectors.get(name)
+        if vector is not None and np.asarray(vector).size == dim:
+            rows[i], has[i] = normalise(vector), True
+    return rows, has
 
 
 def quantise_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -143,14 +158,7 @@ class VectorIndex:
                  fold: float = 1.0, fold_mode: str = "mean",
                  adapter: QueryAdapter | None = None, adapter_share: float = 0.0):
         self.dim = _infer_dim(tool_vectors, query_vectors)
-        n = len(names)
-        matrix = np.zeros((n, self.dim), dtype=np.float32)
-        self.has_vector = np.zeros(n, dtype=bool)
-        for i, name in enumerate(names):
-            vec = tool_vectors.get(name)
-            if vec is not None and self.dim and np.asarray(vec).size == self.dim:
-                matrix[i] = normalise(vec)
-                self.has_vector[i] = True
+        matrix, self.has_vector = unit_rows(names, tool_vectors, self.dim)
         self.has_vector_of_tool = self.has_vector.copy()  # its own vector, before examples count
         self._build_queries(names, query_vectors, query_texts)
         self._fold_queries_into_tools(matrix, fold, fold_mode)
