@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from .index import RoutingIndex
 from .lexical import FIELD_WEIGHTS, K1, B, FieldedBM25, lexical_weights, tokenize, tool_fields
-from .names import MAPPED_FORMATS
+from .names import MAPPED_FORMATS, NameMap
 from .tokens import TokenCounter
 from .types import CatalogSnapshot, CategoryEntry, ToolEntry
 from .vectors import VectorIndex
@@ -145,16 +145,26 @@ class PatchedIndex(RoutingIndex):
         self._previous = previous
         self._changes = changes
         self._changed = changed
+        self._reuse: np.ndarray | None = None
         try:
             super().__init__(snapshot)
         finally:  # an index must not keep its predecessors alive
-            del self._previous, self._changes, self._changed
+            del self._previous, self._changes, self._changed, self._reuse
 
     def _reused_positions(self) -> np.ndarray:
-        """Per tool, its position in the previous index, or -1 where it changed or is new."""
-        position = self._previous.position
-        return np.fromiter((-1 if name in self._changed else position.get(name, -1) for name in self.names),
-                           dtype=np.int64, count=len(self.names))
+        """Per tool, its position in the previous index, or -1 where it changed or is new (a copy)."""
+        if self._reuse is None:
+            position = self._previous.position
+            self._reuse = np.fromiter((-1 if name in self._changed else position.get(name, -1) for name in self.names),
+                                      dtype=np.int64, count=len(self.names))
+        return self._reuse.copy()
+
+    # -- names ------------------------------------------------------------------------
+    def _build_name_map(self) -> NameMap:
+        """The previous index's map when the names are the same (an edit, a vector that landed):
+        a map depends on the set of names alone."""
+        previous = self._previous
+        return previous.name_map if self.names == previous.names else NameMap(self.names)
 
     # -- BM25 -------------------------------------------------------------------------
     def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:

@@ -55,7 +55,7 @@ class RoutingIndex:
             name: frozenset(tokenize(" ".join([name, *cat.keywords])))
             for name, cat in self.categories.items()
         }
-        self.name_map = NameMap(self.names)
+        self.name_map = self._build_name_map()
         self._rendered: LRUCache[tuple[int, str], Any] = LRUCache(_RENDER_CACHE_SIZE)
         # Counting renders without caching: the catalog total touches every
         # tool, and keeping 100k rendered dicts would cost ~120 MB.
@@ -65,7 +65,7 @@ class RoutingIndex:
         self.build_seconds = time.perf_counter() - started
 
     # -- construction helpers -------------------------------------------------
-    # The three costly parts; engine.incremental.PatchedIndex overrides them to reuse what
+    # The costly parts; engine.incremental.PatchedIndex overrides them to reuse what
     # the previous index computed for the tools that did not change.
     def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:
         return build_lexical(self.tools, paths, lexical_weights(self.params))
@@ -77,6 +77,9 @@ class RoutingIndex:
             fold=self.params.query_fold, fold_mode=self.params.query_fold_mode,
             adapter=snapshot.query_adapter, adapter_share=self.params.query_adapter_share,
         )
+
+    def _build_name_map(self) -> NameMap:
+        return NameMap(self.names)
 
     def _build_token_counter(self) -> TokenCounter:
         return TokenCounter(len(self.tools), self._counting_render())

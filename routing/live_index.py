@@ -92,7 +92,7 @@ class LiveIndex:
         if (self._index is None or self._rows is None or self._version is None or model_id != self._model_id
                 or version[1] != self._version[1]):  # a new calibration: new ranking weights throughout
             return None
-        loaded = selectors.load_changes(model_id, self._rows, self._index.tools)
+        loaded = selectors.load_changes(model_id, self._rows, self._index.tools, version[0])
         if loaded is None:
             return None
         changes, rows = loaded

@@ -3,7 +3,7 @@ changed in it since the version an index was built from."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,11 +64,18 @@ def _vector_from_binary(data: bytes) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SnapshotRows:
-    """Which rows an index was read from, as of `version`: what patching it later needs."""
+    """Which rows an index was read from, as of `version`: what patching it later needs.
+
+    It keeps the categories as read (`category_entries`, `category_vectors` and the names of the
+    enabled ones), so a change that records no category reuses them instead of reading and
+    parsing every category again."""
 
     version: int
     tool_names: dict[int, str]  # pk -> name of every tool in the index
     categories: dict[int, tuple[str, int | None, bool]]  # pk -> (name, parent pk, enabled), all categories
+    category_entries: tuple[CategoryEntry, ...]
+    category_vectors: Mapping[str, np.ndarray]
+    enabled_categories: frozenset[str]
 
 
 _CATALOG_STATE = (f"SELECT (SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1), "
@@ -132,24 +139,28 @@ def _read_snapshot(model_id: str, version: int) -> tuple[CatalogSnapshot, Snapsh
     categories, enabled_names = _enabled_categories(all_categories)
     # Parameters stay JSON text (cast in SQL, never parsed here): the engine parses a schema
     # only when it renders the tool, and 100,000 parsed schemas cost ~350 MB per web process.
-    visible = _visible_tools(Tool.objects.filter(enabled=True), enabled_names)
+    visible = _visible_tools(Tool.objects.filter(enabled=True), enabled_names, streamed=True)
     names_by_pk = _names(visible)
     tools, tool_vectors, query_vectors = _tool_entries(visible, model_id, _related_names(names_by_pk))
+    category_entries, category_vectors = _category_entries(categories), _category_vectors(categories, model_id)
     snapshot = CatalogSnapshot(
         version=str(version),
         tools=tools,
-        categories=_category_entries(categories),
+        categories=category_entries,
         tool_vectors=tool_vectors,
         query_vectors=query_vectors,
-        category_vectors=_category_vectors(categories, model_id),
+        category_vectors=category_vectors,
         model=model_id,
     )
-    return snapshot, SnapshotRows(version, names_by_pk, _category_rows(all_categories))
+    return snapshot, SnapshotRows(version, names_by_pk, _category_rows(all_categories), category_entries,
+                                  category_vectors, frozenset(enabled_names))
 
 
-def _visible_tools(tools: QuerySet[Tool], enabled_categories: set[str]) -> dict[int, tuple[str, str | None]]:
-    """pk -> (name, category name) of these tools, those of a disabled category left out."""
-    rows = tools.values_list("pk", "name", "category__name").iterator(_CHUNK_ROWS)
+def _visible_tools(tools: QuerySet[Tool], enabled_categories: Set[str], *, streamed: bool = False
+                  ) -> dict[int, tuple[str, str | None]]:
+    """pk -> (name, category name) of these tools, those of a disabled category left out.
+    `streamed`: read from a server-side cursor, for the whole catalog (see `_rows`)."""
+    rows = _rows(tools.values_list("pk", "name", "category__name"), streamed)
     return {pk: (name, category) for pk, name, category in rows
             if category is None or category in enabled_categories}
 
@@ -175,6 +186,12 @@ def _related_names(visible: Mapping[int, str], of: Mapping[int, str] | None = No
 _CHUNK_ROWS = 2_000
 
 
+def _rows(rows: QuerySet[Any, Any], streamed: bool) -> Iterable[Any]:
+    """The rows `_CHUNK_ROWS` at a time from a server-side cursor when `streamed`, else in one
+    fetch: a server-side cursor costs extra round trips, which a patch's few rows do not repay."""
+    return rows.iterator(_CHUNK_ROWS) if streamed else rows
+
+
 def _tool_entries(visible: Mapping[int, tuple[str, str | None]], model_id: str, related: Mapping[int, list[str]]
                   ) -> tuple[tuple[ToolEntry, ...], dict[str, np.ndarray], dict[str, np.ndarray]]:
     """ToolEntries of the `visible` tools, with their usable tool vectors and hypothetical-query vectors.
@@ -197,8 +214,9 @@ def _tool_entries(visible: Mapping[int, tuple[str, str | None]], model_id: str, 
         else:
             other_queries[row["tool_id"]].append(row["text"])
 
-    rows = (_of(visible).annotate(parameters_json=Cast("parameters", output_field=TextField()))
-            .values_list("pk", "description", "parameters_json", "usage_hint", "core").iterator(_CHUNK_ROWS))
+    rows = _rows(_of(visible).annotate(parameters_json=Cast("parameters", output_field=TextField()))
+                 .values_list("pk", "description", "parameters_json", "usage_hint", "core"),
+                 streamed=len(visible) >= _CHUNK_ROWS)
     tools = tuple(
         ToolEntry(
             name=visible[pk][0], description=description, category=visible[pk][1],
@@ -222,7 +240,8 @@ def _tool_vectors(names_by_pk: Mapping[int, str], model_id: str) -> dict[str, np
     """The usable vectors of these tools, by name, as the rows of one matrix."""
     tools = _of(names_by_pk).filter(embedding_status=EmbeddingStatus.READY, embedding_model=model_id,
                                     embedding__isnull=False)
-    rows = tools.annotate(vector=_binary_embedding()).values_list("pk", "vector").iterator(_CHUNK_ROWS)
+    rows = _rows(tools.annotate(vector=_binary_embedding()).values_list("pk", "vector"),
+                 streamed=len(names_by_pk) >= _CHUNK_ROWS)
     block = np.empty((0, 0), dtype=np.float32)
     names: list[str] = []
     for pk, data in rows:
@@ -258,28 +277,34 @@ def _category_rows(categories: list[Category]) -> dict[int, tuple[str, int | Non
     return {c.pk: (c.name, c.parent_id, c.enabled) for c in categories}
 
 
-def load_changes(model_id: str, known: SnapshotRows, indexed: Sequence[ToolEntry]
+def load_changes(model_id: str, known: SnapshotRows, indexed: Sequence[ToolEntry], version: int
                  ) -> tuple[CatalogChanges, SnapshotRows] | None:
-    """What changed since `known.version`, read from the rows the change records name
-    (toolcatalog.models.CatalogChange), for `engine.apply_changes`; None when a full load is
-    needed: records pruned or missing, a bulk write that did not say what it changed, or a
-    category renamed, moved, enabled, disabled or deleted (which shows or hides its tools).
+    """What changed from `known.version` to `version` (read before this call), read from the rows
+    the change records name (toolcatalog.models.CatalogChange), for `engine.apply_changes`; None
+    when a full load is needed: records pruned or missing, a bulk write that did not say what it
+    changed, or a category renamed, moved, enabled, disabled or deleted (which shows or hides its
+    tools). Categories are read only when a record names one.
 
     `indexed`: the tools of the index built from `known`. Rows are read after the version,
     so they are at least as new as it; a later change is read again with its own version.
     """
-    version = catalog_version()
     if version <= known.version:
         return None
     records = list(CatalogChange.objects.filter(version__gt=known.version, version__lte=version)
                    .values_list("version", "kind", "object_id"))
     if len({v for v, _, _ in records}) != version - known.version or any(k == ChangeKind.ALL for _, k, _ in records):
         return None
-    all_categories = list(Category.objects.all())
-    category_rows = _category_rows(all_categories)
-    if any(category_rows.get(pk) != row for pk, row in known.categories.items()):
-        return None
-    categories, enabled_names = _enabled_categories(all_categories)
+    categories_changed = any(k == ChangeKind.CATEGORY for _, k, _ in records)
+    category_rows, category_entries = known.categories, known.category_entries
+    category_vectors, enabled_names = known.category_vectors, known.enabled_categories
+    if categories_changed:
+        all_categories = list(Category.objects.all())
+        category_rows = _category_rows(all_categories)
+        if any(category_rows.get(pk) != row for pk, row in known.categories.items()):
+            return None
+        categories, enabled = _enabled_categories(all_categories)
+        category_entries, category_vectors = _category_entries(categories), _category_vectors(categories, model_id)
+        enabled_names = frozenset(enabled)
     changed_ids = {oid for _, kind, oid in records if kind == ChangeKind.TOOL and oid is not None}
     visible = _visible_tools(Tool.objects.filter(enabled=True, pk__in=changed_ids), enabled_names)
     tool_names = dict(known.tool_names)
@@ -296,11 +321,11 @@ def load_changes(model_id: str, known: SnapshotRows, indexed: Sequence[ToolEntry
         visible, model_id, _related_names(tool_names, of=_names(visible)))
     changes = CatalogChanges(
         version=str(version), tools=tools, removed=frozenset(removed), tool_vectors=tool_vectors,
-        query_vectors=query_vectors, categories=_category_entries(categories),
-        category_vectors=_category_vectors(categories, model_id),
-        categories_changed=any(k == ChangeKind.CATEGORY for _, k, _ in records),
+        query_vectors=query_vectors, categories=category_entries, category_vectors=category_vectors,
+        categories_changed=categories_changed,
     )
-    return changes, SnapshotRows(version, tool_names, category_rows)
+    return changes, SnapshotRows(version, tool_names, category_rows, category_entries, category_vectors,
+                                 enabled_names)
 
 
 def _forget(tool_names: dict[int, str], ids: set[int], loaded: Mapping[int, str]) -> set[str]:

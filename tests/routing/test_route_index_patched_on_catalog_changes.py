@@ -92,3 +92,24 @@ def test_a_bulk_write_or_a_hidden_category_rebuilds_in_full() -> None:
     names(client, "warm up")
     assert (live_index.full_builds, live_index.patches) == (3, 0)
     assert hidden.isdisjoint(live_index.current(get_provider().model_id).names)
+
+
+def test_a_category_text_change_is_patched_in_and_kept_through_later_tool_edits() -> None:
+    load_demo_catalog()
+    client = api_client(["route"])
+    names(client, "warm up")
+    category = Category.objects.get(name=Tool.objects.filter(category__isnull=False).first().category.name)
+    category.description = "Everything about zeppelins and other airships"
+    services.save_validated(category)
+    services.embed_objects("category", [category.pk])  # what the worker does
+    names(client, "warm up")  # patched with the category's new text and vector
+    edited = Tool.objects.exclude(category=category).first()
+    edited.description = edited.description + " Also works offline."
+    services.save_validated(edited)
+    in_category = set(Tool.objects.filter(category=category).values_list("name", flat=True))
+    assert names(client, "zeppelins and airships")[0] in in_category  # the category's words, after the tool edit
+    index = live_index.current(get_provider().model_id)
+    assert index.categories[category.name].description == category.description
+    assert category.name in index.category_vector_names
+    assert (live_index.full_builds, live_index.patches) == (1, 2)
+    assert_same_index(index, full_rebuild())
