@@ -5,11 +5,12 @@
 score for every term and tool, the same vectors, bit for bit (tests/engine/
 test_engine_patched_index.py compares the two). It reuses what did not change:
 
-- BM25: each tool's term counts per field. Only added and changed tools, and the tools of a
-  category whose text changed, are tokenised again. The scores are recomputed for every tool,
-  since idf and the mean field length move with any change; that is vectorised over the
-  counts and follows bm25s's arithmetic step by step (Lucene idf in float64 stored as
-  float32, the term-frequency part in float64), so `lexical.FieldedBM25` gets the same sums.
+- BM25: each tool's term counts per field. Only added tools, changed tools whose entry differs,
+  and the tools of a category whose text changed, are tokenised again. The scores are
+  recomputed for every tool, since idf and the mean field length move with any change; that is
+  vectorised over the counts and follows bm25s's arithmetic step by step (Lucene idf in float64
+  stored as float32, the term-frequency part in float64), so `lexical.FieldedBM25` gets the
+  same sums. When no entry changed (only vectors landed), the previous BM25 is shared.
 - vectors: the rows of the tool matrix (folded with hypothetical queries) and of the query
   matrix; only the changed tools' rows are computed, by `VectorIndex` itself.
 - the token counts of the tools' definitions, where the tool and its external name did not
@@ -171,13 +172,22 @@ class PatchedIndex(RoutingIndex):
         previous = self._previous
         before: dict[str, FieldCounts] | None = getattr(previous, "field_counts", None)
         reuse = self._reused_positions()
+        # A changed tool whose entry is the same as before (only its vector moved) has the same terms.
+        for i in np.flatnonzero(reuse < 0).tolist():
+            at = previous.position.get(self.names[i])
+            if at is not None and self.tools[i] == previous.tools[at]:
+                reuse[i] = at
+        moved = _categories_with_new_text(previous, paths)
+        if moved:
+            reuse[[i for i, t in enumerate(self.tools) if t.category in moved]] = -1
+        if len(reuse) == len(previous.tools) and np.array_equal(reuse, np.arange(len(reuse))):
+            # the same documents in the same order: the same BM25, shared (a vector that landed)
+            if before is not None:
+                self.field_counts = before
+            return previous.lexical
         if before is None:
             before = {name: FieldCounts.empty() for name in FIELD_WEIGHTS}
             reuse[:] = -1
-        else:
-            moved = _categories_with_new_text(previous, paths)
-            if moved:
-                reuse[[i for i, t in enumerate(self.tools) if t.category in moved]] = -1
         fresh: dict[str, dict[int, list[str]]] = {name: {} for name in FIELD_WEIGHTS}
         for i in np.flatnonzero(reuse < 0).tolist():
             tool = self.tools[i]

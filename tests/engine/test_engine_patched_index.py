@@ -126,6 +126,19 @@ def test_a_change_that_moves_only_the_version_shares_the_index(catalog: Catalog)
     assert patched.lexical is index.lexical and patched.vectors is index.vectors
 
 
+def test_a_vector_that_lands_shares_the_bm25_and_patches_the_vector(catalog: Catalog) -> None:
+    catalog.put(replace(catalog.tools["play_music"], description="Play a song or a playlist"), embedded=False)
+    index = build_index(catalog.snapshot())
+    catalog.put(replace(catalog.tools["get_weather"], description="Rain radar"))
+    index = _step(index, catalog, catalog.changes({"get_weather"}, set()))
+    catalog.put(catalog.tools["play_music"])  # the worker embedded the edited text: same entry, a vector
+    patched = _step(index, catalog, catalog.changes({"play_music"}, set()))
+    assert patched.lexical is index.lexical
+    assert patched.field_counts is index.field_counts  # type: ignore[attr-defined]
+    at = patched.position["play_music"]
+    assert patched.vectors.has_vector[at] and not index.vectors.has_vector[at]
+
+
 def test_a_patch_that_would_empty_the_catalog_asks_for_a_full_build(catalog: Catalog) -> None:
     index = build_index(catalog.snapshot())
     with pytest.raises(PatchNotPossible):
