@@ -5,12 +5,11 @@
 score for every term and tool, the same vectors, bit for bit (tests/engine/
 test_engine_patched_index.py compares the two). It reuses what did not change:
 
-- BM25: each tool's term counts per field. Only added tools, changed tools whose entry differs,
-  and the tools of a category whose text changed, are tokenised again. The scores are
-  recomputed for every tool, since idf and the mean field length move with any change; that is
-  vectorised over the counts and follows bm25s's arithmetic step by step (Lucene idf in float64
-  stored as float32, the term-frequency part in float64), so `lexical.FieldedBM25` gets the
-  same sums. When no entry changed (only vectors landed), the previous BM25 is shared.
+- BM25: each tool's term counts per field (`lexical.FieldCounts`, kept by every index). Only
+  added tools, changed tools whose entry differs, and the tools of a category whose text
+  changed, are tokenised again. The scores are recomputed for every tool, since idf and the
+  mean field length move with any change (`lexical.FieldedBM25`, vectorised over the counts).
+  When no entry changed (only vectors landed), the previous BM25 is shared.
 - vectors: the rows of the tool matrix (folded with hypothetical queries) and of the query
   matrix; only the changed tools' rows are computed, by `VectorIndex` itself.
 - the token counts of the tools' definitions, where the tool and its external name did not
@@ -25,23 +24,17 @@ vectors.py and router.py.
 from __future__ import annotations
 
 import copy
-import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .index import RoutingIndex
-from .lexical import FIELD_WEIGHTS, K1, B, FieldedBM25, lexical_weights, tokenize, tool_fields
+from .lexical import FIELD_WEIGHTS, FieldedBM25, field_tokens, lexical_weights
 from .names import MAPPED_FORMATS, NameMap
 from .tokens import TokenCounter
 from .types import CatalogSnapshot, CategoryEntry, ToolEntry
 from .vectors import VectorIndex
-
-# The token lexical.FieldedBM25 puts in an empty field (bm25s scores no empty document).
-EMPTY_FIELD = "\x00empty"
 
 
 class PatchNotPossible(Exception):
@@ -81,57 +74,8 @@ def apply_changes(previous: RoutingIndex, changes: CatalogChanges) -> RoutingInd
     return PatchedIndex(previous, changes)
 
 
-@dataclass(frozen=True)
-class FieldCounts:
-    """One BM25 field: every tool's term counts (rows in index order) over a vocabulary that
-    only grows (`terms[column]`; columns of terms no tool has any more stay, empty)."""
-
-    vocab: dict[str, int]
-    terms: list[str]
-    counts: sp.csr_matrix  # int32, (tools, len(terms))
-
-    @classmethod
-    def empty(cls) -> FieldCounts:
-        return cls({}, [], sp.csr_matrix((0, 0), dtype=np.int32))
-
-    def patched(self, reuse: np.ndarray, fresh: dict[int, list[str]]) -> FieldCounts:
-        """Rows `reuse[i]` of these counts where >= 0, the tokens `fresh[i]` elsewhere."""
-        vocab, terms = self.vocab, self.terms
-        docs = {i: tokens or [EMPTY_FIELD] for i, tokens in fresh.items()}
-        new_terms = {t for tokens in docs.values() for t in tokens if t not in vocab}
-        if new_terms:  # copied: the previous index keeps its own
-            vocab, terms = dict(vocab), list(terms)
-            for term in sorted(new_terms):
-                vocab[term] = len(terms)
-                terms.append(term)
-        positions = sorted(docs)
-        indptr: list[int] = [0]
-        indices: list[int] = []
-        data: list[int] = []
-        for i in positions:
-            counted = Counter(docs[i])
-            indices.extend(vocab[t] for t in counted)
-            data.extend(counted.values())
-            indptr.append(len(indices))
-        width = len(terms)
-        fresh_rows = sp.csr_matrix((np.asarray(data, dtype=np.int32), np.asarray(indices, dtype=np.int32),
-                                    np.asarray(indptr, dtype=np.int32)), shape=(len(positions), width))
-        old = self.counts
-        old_rows = sp.csr_matrix((old.data, old.indices, old.indptr), shape=(old.shape[0], width))
-        take = reuse.copy()
-        take[positions] = old.shape[0] + np.arange(len(positions))
-        stacked = sp.vstack([old_rows, fresh_rows], format="csr", dtype=np.int32)
-        return FieldCounts(vocab, terms, stacked[take])
-
-
 class PatchedIndex(RoutingIndex):
-    """A `RoutingIndex` built from the previous one and the changes (see `apply_changes`).
-
-    It also keeps each field's term counts (`field_counts`) for the next patch; an index
-    built from a snapshot has none, and the first patch after it tokenises every tool once.
-    """
-
-    field_counts: dict[str, FieldCounts]
+    """A `RoutingIndex` built from the previous one and the changes (see `apply_changes`)."""
 
     def __init__(self, previous: RoutingIndex, changes: CatalogChanges) -> None:
         changed = {t.name for t in changes.tools}
@@ -170,7 +114,6 @@ class PatchedIndex(RoutingIndex):
     # -- BM25 -------------------------------------------------------------------------
     def _build_lexical(self, paths: dict[str, tuple[CategoryEntry, ...]]) -> FieldedBM25:
         previous = self._previous
-        before: dict[str, FieldCounts] | None = getattr(previous, "field_counts", None)
         reuse = self._reused_positions()
         # A changed tool whose entry is the same as before (only its vector moved) has the same terms.
         for i in np.flatnonzero(reuse < 0).tolist():
@@ -181,20 +124,11 @@ class PatchedIndex(RoutingIndex):
         if moved:
             reuse[[i for i, t in enumerate(self.tools) if t.category in moved]] = -1
         if len(reuse) == len(previous.tools) and np.array_equal(reuse, np.arange(len(reuse))):
-            # the same documents in the same order: the same BM25, shared (a vector that landed)
-            if before is not None:
-                self.field_counts = before
-            return previous.lexical
-        if before is None:
-            before = {name: FieldCounts.empty() for name in FIELD_WEIGHTS}
-            reuse[:] = -1
-        fresh: dict[str, dict[int, list[str]]] = {name: {} for name in FIELD_WEIGHTS}
-        for i in np.flatnonzero(reuse < 0).tolist():
-            tool = self.tools[i]
-            for name, text in tool_fields(tool, paths.get(tool.category or "", ())).items():
-                fresh[name][i] = tokenize(text)
-        self.field_counts = {name: before[name].patched(reuse, fresh[name]) for name in FIELD_WEIGHTS}
-        return _fielded_bm25(self.field_counts, len(self.tools), lexical_weights(self.params))
+            return previous.lexical  # the same documents in the same order (a vector that landed)
+        before = previous.lexical.field_counts
+        fresh = field_tokens(self.tools, np.flatnonzero(reuse < 0).tolist(), paths)
+        counts = {name: before[name].patched(reuse, fresh[name]) for name in FIELD_WEIGHTS}
+        return FieldedBM25(counts, lexical_weights(self.params), len(self.tools))
 
     # -- vectors ----------------------------------------------------------------------
     def _build_vectors(self, snapshot: CatalogSnapshot) -> VectorIndex:
@@ -316,63 +250,3 @@ def _merge_query_rows(out: VectorIndex, *sources: tuple[VectorIndex, np.ndarray,
     else:
         out._owner_starts = np.zeros(0, dtype=np.int64)
     out._owner_ids = out.query_owner[out._owner_starts] if len(out._owner_starts) else out._owner_starts
-
-
-def _fielded_bm25(fields: dict[str, FieldCounts], n_docs: int, weights: dict[str, float]) -> FieldedBM25:
-    """The `FieldedBM25` that `lexical.build_lexical` builds from the same documents."""
-    index = FieldedBM25.__new__(FieldedBM25)
-    index.n_docs = n_docs
-    index.vocab = {}
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    data: list[np.ndarray] = []
-    ideal_parts: list[tuple[np.ndarray, np.ndarray]] = []
-    for name, field in fields.items():
-        weight = weights.get(name, 0.0)
-        counts = field.counts
-        df = np.bincount(counts.indices, minlength=len(field.terms))
-        live = np.flatnonzero(df)
-        empty_column = field.vocab.get(EMPTY_FIELD, -1)
-        if weight <= 0 or not any(column != empty_column for column in live.tolist()[:2]):
-            continue  # as FieldedBM25: a field without weight, or empty in every tool
-        to_global = np.full(len(field.terms), -1, dtype=np.int64)
-        vocab, terms = index.vocab, field.terms
-        to_global[live] = [vocab.setdefault(terms[column], len(vocab)) for column in live.tolist()]
-        scores = _bm25s_scores(counts, df, n_docs)
-        rows.append(to_global[counts.indices])
-        cols.append(np.repeat(np.arange(n_docs), np.diff(counts.indptr)))
-        data.append(scores * weight)
-        # lexical.FieldedBM25._field_block: the field's idf, zero for the empty-field token
-        live_df = df[live].astype(np.float64)
-        idf = np.log(1.0 + (n_docs - live_df + 0.5) / (live_df + 0.5)) * weight
-        idf[live == empty_column] = 0.0
-        ideal_parts.append((to_global[live], idf))
-    width = len(index.vocab)
-    index.term_idf = np.zeros(width, dtype=np.float32)
-    for ids, idf in ideal_parts:
-        padded = np.zeros(width, dtype=np.float32)
-        padded[ids] = idf
-        np.maximum(index.term_idf, padded, out=index.term_idf)
-    if rows:
-        matrix = sp.csr_matrix((np.concatenate(data).astype(np.float32), (np.concatenate(rows), np.concatenate(cols))),
-                               shape=(width, n_docs), dtype=np.float32)
-    else:
-        matrix = sp.csr_matrix((0, n_docs), dtype=np.float32)
-    matrix.sum_duplicates()
-    index.matrix = matrix
-    return index
-
-
-def _bm25s_scores(counts: sp.csr_matrix, df: np.ndarray, n_docs: int) -> np.ndarray:
-    """bm25s's eager Lucene scores (k1=K1, b=B) of every stored count, float32, in its arithmetic:
-    idf = log(1 + (N - df + 0.5) / (df + 0.5)) in Python floats stored as float32;
-    tfc = tf / (k1 * ((1 - b) + b * len / avg_len) + tf) in float64; score = float32(idf * tfc)."""
-    lengths = np.asarray(counts.sum(axis=1), dtype=np.int64).ravel()
-    average = lengths.mean()
-    values, inverse = np.unique(df, return_inverse=True)  # per term, not per count: far fewer to sort
-    idf = np.array([math.log(1 + (n_docs - v + 0.5) / (v + 0.5)) for v in values.tolist()], dtype=np.float32)
-    tf = counts.data.astype(np.float64)
-    doc_length = np.repeat(lengths, np.diff(counts.indptr)).astype(np.float64)
-    tfc = tf / (K1 * ((1 - B) + B * doc_length / average) + tf)
-    scores: np.ndarray = (idf[inverse[counts.indices]].astype(np.float64) * tfc).astype(np.float32)
-    return scores
