@@ -13,7 +13,8 @@ test_engine_patched_index.py compares the two). It reuses what did not change:
 - vectors: the rows of the tool matrix (folded with hypothetical queries) and of the query
   matrix; only the changed tools' rows are computed, by `VectorIndex` itself.
 - the token counts of the tools' definitions, where the tool and its external name did not
-  change.
+  change; the name map, where the names did not.
+- the categories' tree, paths, keyword tokens and vector matrix, when no category changed.
 - everything when only the version moved (a toolset change): the index is shared.
 
 It raises `PatchNotPossible` where the structure does not allow a patch (the catalog becomes
@@ -104,6 +105,22 @@ class PatchedIndex(RoutingIndex):
                                       dtype=np.int64, count=len(self.names))
         return self._reuse.copy()
 
+    # -- categories -------------------------------------------------------------------
+    def _build_categories(self, categories: tuple[CategoryEntry, ...]) -> None:
+        """The previous index's when the categories did not change (at 2,422 categories, ~10 ms)."""
+        if self._changes.categories_changed:
+            return super()._build_categories(categories)
+        previous = self._previous
+        self.tree, self.categories = previous.tree, previous.categories
+        self.category_paths, self._category_tokens = previous.category_paths, previous._category_tokens
+
+    def _build_category_matrix(self, category_vectors: dict[str, np.ndarray]) -> None:
+        previous = self._previous
+        if (self._changes.categories_changed or self.category_names != previous.category_names
+                or self.vectors.dim != previous.vectors.dim):
+            return super()._build_category_matrix(category_vectors)
+        self.category_vector_names, self.category_matrix = previous.category_vector_names, previous.category_matrix
+
     # -- names ------------------------------------------------------------------------
     def _build_name_map(self) -> NameMap:
         """The previous index's map when the names are the same (an edit, a vector that landed):
@@ -120,7 +137,7 @@ class PatchedIndex(RoutingIndex):
             at = previous.position.get(self.names[i])
             if at is not None and self.tools[i] == previous.tools[at]:
                 reuse[i] = at
-        moved = _categories_with_new_text(previous, paths)
+        moved = _categories_with_new_text(previous, paths) if self._changes.categories_changed else set()
         if moved:
             reuse[[i for i, t in enumerate(self.tools) if t.category in moved]] = -1
         if len(reuse) == len(previous.tools) and np.array_equal(reuse, np.arange(len(reuse))):

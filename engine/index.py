@@ -43,18 +43,12 @@ class RoutingIndex:
         self.tools: tuple[ToolEntry, ...] = tuple(sorted(snapshot.tools, key=lambda t: t.name))
         self.names: list[str] = [t.name for t in self.tools]
         self.position: dict[str, int] = {name: i for i, name in enumerate(self.names)}
-        self.tree = CategoryTree(snapshot.categories)
-        self.categories: dict[str, CategoryEntry] = self.tree.by_name
+        self._build_categories(snapshot.categories)
         self._build_category_columns()
         self.core = np.array([t.core for t in self.tools], dtype=bool)
-        paths = {name: tuple(self.categories[n] for n in self.tree.path(name)) for name in self.categories}
-        self.lexical: FieldedBM25 = self._build_lexical(paths)
+        self.lexical: FieldedBM25 = self._build_lexical(self.category_paths)
         self.vectors = self._build_vectors(snapshot)
         self._build_category_vectors(snapshot.category_vectors)
-        self._category_tokens = {
-            name: frozenset(tokenize(" ".join([name, *cat.keywords])))
-            for name, cat in self.categories.items()
-        }
         self.name_map = self._build_name_map()
         self._rendered: LRUCache[tuple[int, str], Any] = LRUCache(_RENDER_CACHE_SIZE)
         # Counting renders without caching: the catalog total touches every
@@ -90,6 +84,17 @@ class RoutingIndex:
         # until the next full collection) and never once frozen (toolrouter/wsgi.py).
         return partial(render_indexed_tool, self.tools, self.name_map)
 
+    def _build_categories(self, categories: tuple[CategoryEntry, ...]) -> None:
+        """The category tree and what is read from it per category (not per tool)."""
+        self.tree = CategoryTree(categories)
+        self.categories: dict[str, CategoryEntry] = self.tree.by_name
+        # category name -> its root-to-leaf entries: the BM25 category field of its tools
+        self.category_paths = {name: tuple(self.categories[n] for n in self.tree.path(name)) for name in self.categories}
+        self._category_tokens = {
+            name: frozenset(tokenize(" ".join([name, *cat.keywords])))
+            for name, cat in self.categories.items()
+        }
+
     def _build_category_columns(self) -> None:
         """Per tool, the index of its category in `category_names` (-1 = none)."""
         used = {t.category for t in self.tools if t.category}
@@ -101,6 +106,12 @@ class RoutingIndex:
         )
 
     def _build_category_vectors(self, category_vectors: dict[str, np.ndarray]) -> None:
+        self._build_category_matrix(category_vectors)
+        # Per tool, the row of its category's vector in category_matrix (-1: none).
+        row_of = {n: i for i, n in enumerate(self.category_vector_names)}
+        self.tool_category_row = np.array([row_of.get(t.category or "", -1) for t in self.tools], dtype=np.int64)
+
+    def _build_category_matrix(self, category_vectors: dict[str, np.ndarray]) -> None:
         dim = self.vectors.dim
         self.category_vector_names = [
             n for n in self.category_names
@@ -110,9 +121,6 @@ class RoutingIndex:
             self.category_matrix = np.vstack([normalise(category_vectors[n]) for n in self.category_vector_names])
         else:
             self.category_matrix = np.zeros((0, dim), dtype=np.float32)
-        # Per tool, the row of its category's vector in category_matrix (-1: none).
-        row_of = {n: i for i, n in enumerate(self.category_vector_names)}
-        self.tool_category_row = np.array([row_of.get(t.category or "", -1) for t in self.tools], dtype=np.int64)
 
     # -- public helpers -------------------------------------------------------
     def __len__(self) -> int:
