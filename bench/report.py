@@ -290,7 +290,7 @@ def memory_analysis(serving: dict) -> str:
         f"{'was' if torch else 'is never'} imported.",
         f"- the routing index: {m['index_mb']:.0f} MB, of which the tool matrix (int8 rows, a scale each) "
         f"{m['matrix_mb']:.0f} MB "
-        "(the rest: BM25 postings, names, the retained tool entries).",
+        "(the rest: BM25 postings and the term counts patches reuse, names, the retained tool entries).",
         f"- the snapshot while it is loaded: {m['snapshot_mb']:.0f} MB, freed after the build; traced peak during "
         f"the build (snapshot + index + scratch): {m['peak_mb']:.0f} MB.",
         f"- everything else in the worker (Django, DRF, psycopg, glibc arenas kept after the build): "
