@@ -229,7 +229,7 @@ def _seed_token_counts(counter: TokenCounter, previous: RoutingIndex, index: Rou
 
 def _categories_with_new_text(previous: RoutingIndex, paths: dict[str, tuple[CategoryEntry, ...]]) -> set[str]:
     """Categories whose root-to-leaf entries (the BM25 category field of their tools) changed."""
-    before = {name: tuple(previous.categories[n] for n in previous.tree.path(name)) for name in previous.categories}
+    before = previous.category_paths
     return {name for name in before.keys() | paths.keys() if before.get(name, ()) != paths.get(name, ())}
 
 
