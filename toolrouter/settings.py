@@ -84,6 +84,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "toolrouter.middleware.AfterResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "toolrouter.middleware.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
