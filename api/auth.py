@@ -15,7 +15,6 @@ from typing import Any
 import redis
 from rest_framework import authentication, exceptions, permissions
 
-from shared.after_response import after_response
 from shared.redis_client import API_KEYS_STAMP, CATALOG_STAMP, get_redis, queue_stamp
 
 from . import throttling
@@ -124,7 +123,7 @@ class BearerKeyAuthentication(authentication.BaseAuthentication):
         if found.api_key is None or found.api_key.revoked:
             failures.count()
             raise exceptions.AuthenticationFailed("The API key is unknown or revoked.")
-        after_response(touch_last_used, found.api_key)
+        touch_last_used(found.api_key)
         return ApiKeyUser(found), found.api_key
 
     def authenticate_header(self, request) -> str:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import numpy as np
 import redis
 
-from .after_response import after_response
 from .lru import LRUCache
 from .redis_client import get_redis
 
@@ -46,13 +45,9 @@ class VectorCache:
         return self.get_many([key]).get(key)
 
     def put_many(self, vectors: dict[str, np.ndarray], *, ttl_seconds: int) -> None:
-        """Keep `vectors` in memory now, and in Redis for `ttl_seconds` once the answer is sent (Redis
-        errors are ignored)."""
+        """Keep `vectors` in memory and in Redis for `ttl_seconds` (Redis errors are ignored)."""
         vectors = {k: np.asarray(v, dtype=np.float32) for k, v in vectors.items()}
         self._memory.put_many(vectors)
-        after_response(self._share, vectors, ttl_seconds)
-
-    def _share(self, vectors: dict[str, np.ndarray], ttl_seconds: int) -> None:
         try:
             with get_redis().pipeline(transaction=False) as pipe:
                 for key, vector in vectors.items():

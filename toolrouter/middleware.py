@@ -13,7 +13,6 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.common import CommonMiddleware
 
 from api.errors import error_body, json_404, json_500
-from shared import after_response
 
 logger = logging.getLogger(__name__)
 
@@ -64,24 +63,3 @@ class GetOnlySlashCommonMiddleware(CommonMiddleware):
 
     def should_redirect_with_slash(self, request: HttpRequest) -> bool:
         return request.method in ("GET", "HEAD") and super().should_redirect_with_slash(request)
-
-
-class AfterResponseMiddleware:
-    """Runs what a request queued with `shared.after_response` once its answer is sent: Django calls
-    a response's closers when the server closes it, after the last byte went out."""
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        queue, token = after_response.open_queue()
-        try:
-            response = self.get_response(request)
-        except BaseException:
-            after_response.run_queue(queue)
-            raise
-        finally:
-            after_response.close_queue(token)
-        # Django's own hook for resources a response holds (FileResponse closes its file there).
-        response._resource_closers.append(lambda: after_response.run_queue(queue))
-        return response

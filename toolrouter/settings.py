@@ -84,7 +84,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "toolrouter.middleware.AfterResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "toolrouter.middleware.JsonApiErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -1,10 +1,9 @@
 """Writes of the usage log: buffer every request, write in batches, roll up, prune, feedback.
 
-The hot path (`record_request`) only serialises the record and RPUSHes it onto a Redis list,
-after the request's answer has gone out (shared/after_response.py); a Celery beat task drains
-the list into PostgreSQL with bulk inserts. When Redis is down the records wait in a bounded
-in-process buffer that is written straight to the database in batches; what does not fit is
-dropped and counted, never silently lost.
+The hot path (`record_request`) only serialises the record and RPUSHes it onto a Redis list;
+a Celery beat task drains the list into PostgreSQL with bulk inserts. When Redis is down the
+records wait in a bounded in-process buffer that is written straight to the database in
+batches; what does not fit is dropped and counted, never silently lost.
 """
 from __future__ import annotations
 
@@ -27,7 +26,6 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from engine import NameMap
-from shared.after_response import after_response
 from shared.redis_client import get_redis
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_validated
@@ -135,14 +133,7 @@ _local = _LocalBuffer()
 
 
 def record_request(record: RequestRecord) -> None:
-    """Buffer one request for the log once its answer is sent; never raises, never waits on the
-    database in the normal case."""
-    if record.created_at is None:
-        record.created_at = timezone.now()
-    after_response(_buffer_record, record)
-
-
-def _buffer_record(record: RequestRecord) -> None:
+    """Buffer one request for the log; never raises, never waits on the database in the normal case."""
     try:
         payload = _serialise(record)
     except (TypeError, ValueError):
