@@ -96,7 +96,7 @@ class Embedder:
         return vector
 
     def fresh_many(self, texts: Sequence[str]) -> np.ndarray:
-        """Embedded now, in one run, never from the cache (for timing)."""
+        """Embedded now, in one provider call, never from the cache (for timing)."""
         return self.provider.embed_queries(list(texts))
 
     def describe(self) -> str:

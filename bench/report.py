@@ -71,6 +71,11 @@ def targets(results: dict[str, dict]) -> Table:
     quality = results.get("quality")
     if quality:
         _quality_targets(table, quality["tables"][0])
+        seal = next((row for row in quality["tables"][1]["rows"] if str(row[0]).startswith("seal-dev (")), None)
+        if seal is not None:
+            p50 = seal[quality["tables"][1]["columns"].index("p50 ms")]
+            table.add("seal-dev (4,076 tools): route p50 in the engine <= 15 ms, fresh query embedding",
+                      _ms(p50), _at_most(p50, 15))
     speed = results.get("speed")
     if speed:
         ratios = speed["tables"][1]

@@ -21,7 +21,7 @@ CATALOG_PRECISIONS = ("auto", "bf16", "fp32")
 
 
 class Encoder(Protocol):
-    def encode(self, texts: list[str], one_run: bool = False) -> np.ndarray: ...
+    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 class EmbeddingProviderError(Exception):
@@ -137,13 +137,13 @@ class LocalProvider:
         return np.vstack([known[t] for t in texts])
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        """Texts on a request's path, in one run of the model (the caller caches)."""
-        return self._encode(texts, self.query_variant, one_run=True)
+        """Texts on a request's path (the caller caches)."""
+        return self._encode(texts, self.query_variant)
 
-    def _encode(self, texts: list[str], variant: str, one_run: bool = False) -> np.ndarray:
+    def _encode(self, texts: list[str], variant: str) -> np.ndarray:
         encoder = self.encoder(variant)
         try:
-            vectors = encoder.encode(texts, one_run=one_run)
+            vectors = encoder.encode(texts)
         except Exception as exc:  # noqa: BLE001 - any model failure is a failed embedding
             raise EmbeddingProviderError(f"local model failed: {exc}") from exc
         return _checked(vectors, self.dimensions, self.model_id)

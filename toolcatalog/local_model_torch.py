@@ -45,12 +45,11 @@ class TorchBf16Encoder:
         self.dimensions = 384  # all-MiniLM-L6-v2
         self.batch_size = batch_size
 
-    def encode(self, texts: Sequence[str], one_run: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         """sentence-transformers sorts the texts by length and runs them in batches of `batch_size`."""
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        batch_size = len(texts) if one_run else self.batch_size
-        vectors = self.model.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size, convert_to_tensor=True,
                                     show_progress_bar=False)
         result: np.ndarray = vectors.float().numpy()
         return result

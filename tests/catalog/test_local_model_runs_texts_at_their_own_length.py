@@ -1,0 +1,38 @@
+"""A long request and its short needs are not padded to one length: the model runs texts of
+near-equal length together, in input order, with the vectors each text has alone."""
+from __future__ import annotations
+
+import numpy as np
+
+from toolcatalog.local_model import PADDING_ALLOWED, OnnxEncoder, ensure_export, length_runs
+
+REQUEST = ("Enroll in the Advocacy Training Course with course ID RM3X9fowiAPT. Provide your name as Ana "
+           "and your email as ana@example.org. Choose PayPal as your payment method.")
+NEEDS = ["Enroll in the Advocacy Training Course with course ID RM3X9fowiAPT",
+         "Provide your name as Ana and your email as ana@example.org",
+         "Choose PayPal as your payment method"]
+
+
+def test_a_long_text_runs_apart_from_short_ones_and_near_equal_ones_together() -> None:
+    assert length_runs([80, 20, 18, 16], batch_size=16) == [[0], [1, 2, 3]]
+    assert length_runs([10, 10, 10], batch_size=2) == [[0, 1], [2]]
+    assert length_runs([12], batch_size=16) == [[0]]
+    assert length_runs([], batch_size=16) == []
+
+
+def test_no_run_pads_past_the_allowance() -> None:
+    lengths = [97, 5, 64, 33, 31, 30, 8, 8, 120, 7, 60, 59, 3]
+    runs = length_runs(lengths, batch_size=16)
+    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+    for run in runs:
+        real = sum(lengths[i] for i in run)
+        assert len(run) == 1 or len(run) * max(lengths[i] for i in run) <= PADDING_ALLOWED * real
+
+
+def test_a_request_and_its_needs_get_the_vectors_each_has_alone() -> None:
+    encoder = OnnxEncoder(ensure_export(), "int8")
+    texts = [NEEDS[2], REQUEST, NEEDS[0], NEEDS[1]]  # not in length order: the answer keeps the input order
+    together = encoder.encode(texts)
+    alone = np.vstack([encoder.encode([text]) for text in texts])
+    assert together.shape == (4, 384)
+    assert np.min(np.sum(together * alone, axis=1)) > 0.99999
