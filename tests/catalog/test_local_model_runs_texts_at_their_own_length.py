@@ -36,3 +36,14 @@ def test_a_request_and_its_needs_get_the_vectors_each_has_alone() -> None:
     alone = np.vstack([encoder.encode([text]) for text in texts])
     assert together.shape == (4, 384)
     assert np.min(np.sum(together * alone, axis=1)) > 0.99999
+
+
+def test_runs_side_by_side_give_the_vectors_of_runs_one_after_another() -> None:
+    texts = [NEEDS[1], REQUEST, *NEEDS, "book a table for two tonight at an Italian place near the station"]
+    one_thread = OnnxEncoder(ensure_export(), "int8", threads=1)
+    two_threads = OnnxEncoder(ensure_export(), "int8", threads=2)
+    after_another = one_thread.encode(texts)
+    side_by_side = two_threads.encode(texts)
+    assert np.min(np.sum(after_another * side_by_side, axis=1)) > 0.99999
+    assert one_thread._side_by_side is None  # a web worker's one thread never makes a second session
+    assert two_threads._side_by_side is not None
