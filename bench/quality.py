@@ -269,7 +269,8 @@ def latency_row(data: Dataset, emb: Embedder, requests: int) -> list:
     a set may list its kinds in blocks (seal-dev: 200 one-tool requests, then 500 multi-tool)."""
     fresh = emb.fresh_many
     times = []
-    for case in data.cases[::max(1, len(data.cases) // requests)][:requests]:
+    count = min(requests, len(data.cases))
+    for case in [data.cases[i * len(data.cases) // count] for i in range(count)]:
         started = time.perf_counter()
         route(case.index, RouteRequest(query=case.query), embed_texts=fresh)
         times.append((time.perf_counter() - started) * 1000)
