@@ -216,7 +216,7 @@ class OnnxEncoder:
         self.model_path = str(export_dir / manifest["files"][variant])
         self.session = ort.InferenceSession(self.model_path, session_options(threads), providers=["CPUExecutionProvider"])
         self.threads = threads or os.cpu_count() or 1
-        self._side_by_side: tuple[Any, ThreadPoolExecutor] | None = None  # made on first need
+        self._side_by_side: tuple[int, Any, ThreadPoolExecutor] | None = None  # (pid, session, pool), made on first need
         self._side_by_side_lock = threading.Lock()
         self.word_embeddings = WordEmbeddings(export_dir / manifest["word_embeddings"]["file"])
         self.word_embeddings_input = manifest["word_embeddings"]["input"]
@@ -249,12 +249,14 @@ class OnnxEncoder:
         (seal-dev's multi-tool requests on two cores: 12.2 ms against 16.3). The second session costs
         ~28 MB of RSS; a process with one thread (a web worker) never makes it."""
         with self._side_by_side_lock:
-            if self._side_by_side is None:
+            # A forked child (gunicorn, Celery prefork) inherits the pool but not its threads.
+            if self._side_by_side is None or self._side_by_side[0] != os.getpid():
                 import onnxruntime as ort
 
                 session = ort.InferenceSession(self.model_path, session_options(1), providers=["CPUExecutionProvider"])
-                self._side_by_side = session, ThreadPoolExecutor(self.threads, thread_name_prefix="encoder-run")
-            return self._side_by_side
+                pool = ThreadPoolExecutor(self.threads, thread_name_prefix="encoder-run")
+                self._side_by_side = os.getpid(), session, pool
+            return self._side_by_side[1], self._side_by_side[2]
 
     def _run(self, rows: list[list[int]], session: Any) -> np.ndarray:
         length = max(len(r) for r in rows)

@@ -2,6 +2,9 @@
 near-equal length together, in input order, with the vectors each text has alone."""
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.queues
+
 import numpy as np
 
 from toolcatalog.local_model import PADDING_ALLOWED, OnnxEncoder, ensure_export, length_runs
@@ -47,3 +50,25 @@ def test_runs_side_by_side_give_the_vectors_of_runs_one_after_another() -> None:
     assert np.min(np.sum(after_another * side_by_side, axis=1)) > 0.99999
     assert one_thread._side_by_side is None  # a web worker's one thread never makes a second session
     assert two_threads._side_by_side is not None
+
+
+def _encode_in_child(encoder: OnnxEncoder, texts: list[str], answers: multiprocessing.queues.Queue) -> None:
+    answers.put(encoder.encode(texts))
+
+
+def test_a_forked_process_runs_side_by_side_with_threads_of_its_own() -> None:
+    """gunicorn and Celery fork: a child inherits the parent's pool object but none of its threads."""
+    texts = [REQUEST, *NEEDS]
+    encoder = OnnxEncoder(ensure_export(), "int8", threads=2)
+    in_parent = encoder.encode(texts)
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    child = context.Process(target=_encode_in_child, args=(encoder, texts, answers))
+    child.start()
+    try:
+        in_child = answers.get(timeout=60)
+    finally:
+        child.join(timeout=10)
+        if child.is_alive():
+            child.kill()
+    assert np.min(np.sum(in_parent * in_child, axis=1)) > 0.99999
