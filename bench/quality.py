@@ -265,7 +265,7 @@ def evaluate_dataset(data: Dataset, emb: Embedder) -> tuple[Table, dict[str, lis
 
 def latency_row(data: Dataset, emb: Embedder, requests: int) -> list:
     """Route p50/p95 in the engine with every query embedded fresh (no cache): the request and its
-    needs in one batch, as the route endpoint does. The requests are spread evenly over the set:
+    needs in one provider call, as the route endpoint does. The requests are spread evenly over the set:
     a set may list its kinds in blocks (seal-dev: 200 one-tool requests, then 500 multi-tool)."""
     fresh = emb.fresh_many
     times = []

@@ -5,8 +5,8 @@ the same word in a parameter's description, and hypothetical queries are
 written to look like requests. Each field gets its own BM25 statistics (its own
 idf and length normalisation), and the per-field term scores are summed with
 weights into ONE sparse (vocabulary x tools) matrix at build time. A query then
-costs one row slice and one sum, whatever the number of fields, which keeps the
-fast path well under a millisecond at 1,000 tools.
+costs one row added per query term, whatever the number of fields, which keeps
+the fast path well under a millisecond at 1,000 tools.
 
 The scores are computed from each field's term counts (`FieldCounts`) in bm25s's
 eager arithmetic, step by step (tests/engine/test_engine_bm25_matches_bm25s.py
@@ -200,7 +200,7 @@ class FieldedBM25:
             df = np.bincount(counts.indices, minlength=len(field.terms))
             live = np.flatnonzero(df)
             empty_column = field.vocab.get(EMPTY_FIELD, -1)
-            if weight <= 0 or not any(column != empty_column for column in live.tolist()[:2]):
+            if weight <= 0 or not any(column != empty_column for column in live[:2].tolist()):
                 continue  # a field without weight, or empty in every tool
             to_global = np.full(len(field.terms), -1, dtype=np.int64)
             vocab, terms = self.vocab, field.terms
