@@ -201,7 +201,6 @@ class OnnxEncoder:
     """`encode(texts)` -> (n, 384) float32, L2-normalised, in input order."""
 
     def __init__(self, export_dir: Path, variant: str = "int8", threads: int = 0, batch_size: int = 16) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         manifest = read_manifest(export_dir)
@@ -214,7 +213,7 @@ class OnnxEncoder:
         self.tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH, strategy="longest_first")
         self.tokenizer.no_padding()
         self.model_path = str(export_dir / manifest["files"][variant])
-        self.session = ort.InferenceSession(self.model_path, session_options(threads), providers=["CPUExecutionProvider"])
+        self.session = self._session(threads)
         self.threads = threads or os.cpu_count() or 1
         self._side_by_side: tuple[int, Any, ThreadPoolExecutor] | None = None  # (pid, session, pool), made on first need
         self._side_by_side_lock = threading.Lock()
@@ -251,12 +250,15 @@ class OnnxEncoder:
         with self._side_by_side_lock:
             # A forked child (gunicorn, Celery prefork) inherits the pool but not its threads.
             if self._side_by_side is None or self._side_by_side[0] != os.getpid():
-                import onnxruntime as ort
-
-                session = ort.InferenceSession(self.model_path, session_options(1), providers=["CPUExecutionProvider"])
+                session = self._session(1)
                 pool = ThreadPoolExecutor(self.threads, thread_name_prefix="encoder-run")
                 self._side_by_side = os.getpid(), session, pool
             return self._side_by_side[1], self._side_by_side[2]
+
+    def _session(self, threads: int) -> Any:
+        import onnxruntime as ort
+
+        return ort.InferenceSession(self.model_path, session_options(threads), providers=["CPUExecutionProvider"])
 
     def _run(self, rows: list[list[int]], session: Any) -> np.ndarray:
         length = max(len(r) for r in rows)
