@@ -1,0 +1,58 @@
+"""A request that needs several tools is split into its needs, and the answer covers each need
+before any need gets a second tool (engine/needs.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine import RouteRequest, RoutingIndex, route
+from engine.needs import MAX_NEEDS, cover_order, split_needs
+
+THREE_NEEDS = "Play some jazz from my playlist. Then send an email to Anna, and finally draw a chart of our sales."
+
+
+def test_sentences_and_sequence_words_start_needs() -> None:
+    assert split_needs(THREE_NEEDS) == ["Play some jazz from my playlist", "send an email to Anna",
+                                        "draw a chart of our sales"]
+
+
+def test_a_request_with_one_need_stays_whole() -> None:
+    assert split_needs("What is the weather in Paris tomorrow?") == ["What is the weather in Paris tomorrow?"]
+
+
+def test_a_part_without_content_words_is_not_a_need() -> None:
+    assert split_needs("Send the weekly report to Anna, and then?") == ["Send the weekly report to Anna, and then?"]
+
+
+def test_needs_are_capped() -> None:
+    request = " ".join(f"Open ticket number {i} now." for i in range(MAX_NEEDS + 3))
+    assert len(split_needs(request)) == MAX_NEEDS
+
+
+def test_each_need_is_covered_before_any_gets_a_second_tool() -> None:
+    # Tools 0-1 suit the whole request; 2-3 the first need; 4-5 the second (runners-up 3 and 5).
+    whole = np.array([0.9, 0.85, 0.5, 0.45, 0.4, 0.35])
+    first_need = np.array([0.3, 0.3, 0.9, 0.8, 0.1, 0.1])
+    second_need = np.array([0.2, 0.2, 0.1, 0.1, 0.7, 0.6])
+    order = cover_order(whole, [first_need, second_need], np.ones(6, dtype=bool), count=6)
+    assert set(order[:3]) == {0, 2, 4}
+    assert order[0] == 0  # the whole request's best tool leads
+
+
+def test_tools_outside_the_pool_are_never_picked() -> None:
+    whole = np.array([0.9, 0.8, 0.7])
+    need = np.array([0.95, 0.1, 0.6])
+    pool = np.array([False, True, True])
+    assert list(cover_order(whole, [need], pool, count=3)) == [2, 1]
+
+
+def test_the_route_offers_one_tool_per_need(index: RoutingIndex, embed) -> None:
+    result = route(index, RouteRequest(query=THREE_NEEDS, strategy="hybrid", limit=4, explain=True),
+                   embed_texts=embed)
+    assert {"play_music", "send_email", "make_chart"} <= set(result.names[:4])
+    split = next(s for s in result.strategy.steps if s["step"] == "split")
+    assert split["parts"] == split_needs(THREE_NEEDS)
+
+
+def test_the_request_and_its_needs_are_embedded_in_one_call(index: RoutingIndex, embed) -> None:
+    route(index, RouteRequest(query=THREE_NEEDS, strategy="hybrid"), embed_texts=embed)
+    assert embed.calls == [[THREE_NEEDS, *split_needs(THREE_NEEDS)]]
