@@ -5,6 +5,7 @@ Pure Python (no Django), so the benchmarks use the same code.
 """
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,9 @@ from engine import (
 )
 
 K_VALUES = (1, 3, 5, 10)
+# bm25s sets its own logger to DEBUG when imported, after Django's logging settings are applied:
+# `evaluate` printed "Building index from tokens" among its results.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def recall_at(ranked: Sequence[str], expected: Sequence[str], k: int) -> float:

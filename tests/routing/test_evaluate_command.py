@@ -72,6 +72,15 @@ def test_evaluate_prints_both_baselines_and_the_calibration_beside_the_engine(tm
     assert "bm25 (name + description)" in captured.err and "calibration: defaults kept" in captured.err
 
 
+def test_evaluate_prints_no_debug_lines_of_the_libraries_it_uses(tmp_path: Path, caplog) -> None:
+    catalog = tmp_path / "catalog.json"
+    queries = tmp_path / "queries.jsonl"
+    catalog.write_text(json.dumps(CATALOG))
+    queries.write_text("\n".join(json.dumps(q) for q in QUERIES) + "\n")
+    call_command("evaluate", str(catalog), str(queries), "--ranked-out", str(tmp_path / "out.jsonl"))
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("bm25s")] == []
+
+
 def test_evaluate_never_touches_the_live_catalog(tmp_path: Path, django_db_blocker) -> None:
     catalog = tmp_path / "catalog.json"
     queries = tmp_path / "queries.jsonl"
