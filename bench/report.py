@@ -293,7 +293,8 @@ def memory_analysis(serving: dict) -> str:
         f"- the query model (ONNX Runtime, int8 MiniLM), loaded and run once in an otherwise empty interpreter: "
         f"{model_mb:.0f} MB RSS (ONNX Runtime and tokenizers alone {runtime_mb - base:.0f} MB); torch "
         f"{'was' if torch else 'is never'} imported.",
-        f"- the routing index: {m['index_mb']:.0f} MB, of which the tool matrix (int8 rows, a scale each) "
+        f"- the routing index: {m['index_mb']:.0f} MB, of which the tool matrix (int8 rows, a scale each, and their "
+        f"float32 copy for scoring where it takes at most 16 MB) "
         f"{m['matrix_mb']:.0f} MB "
         "(the rest: BM25 postings and the term counts patches reuse, names, the retained tool entries).",
         f"- the snapshot while it is loaded: {m['snapshot_mb']:.0f} MB, freed after the build; traced peak during "

@@ -100,8 +100,10 @@ def snapshot_timings(model_id: str) -> dict:
     index_mb, peak = tracemalloc.get_traced_memory()
     top = tracemalloc.take_snapshot().statistics("filename")[:4]
     tracemalloc.stop()
-    matrix_mb = (index.vectors.tool_matrix.nbytes + index.vectors.tool_scale.nbytes) / 2**20
-    del index
+    vectors = index.vectors
+    scoring_copy = vectors.scoring_rows.nbytes if vectors.scoring_rows is not vectors.tool_matrix else 0
+    matrix_mb = (vectors.tool_matrix.nbytes + vectors.tool_scale.nbytes + scoring_copy) / 2**20
+    del index, vectors
     gc.collect()
     return {"load_s": load_s, "build_s": build_s, "snapshot_mb": snapshot_mb, "index_mb": index_mb / 2**20,
             "peak_mb": peak / 2**20, "matrix_mb": matrix_mb,

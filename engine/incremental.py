@@ -185,6 +185,7 @@ class PatchedIndex(RoutingIndex):
             out.fold_scale[into] = source.fold_scale[rows]
         if dim and not out.has_vector.any():  # a full build would find no vector size at all
             raise PatchNotPossible("no tool has a vector any more")
+        out.keep_scoring_rows()
         _merge_query_rows(out, (before, reuse[kept], kept), (computed, np.arange(len(fresh)), fresh), n=n)
         out.set_head_start()  # the lead depends on every tool's queries, so it is measured again
         return out

@@ -11,6 +11,8 @@ quarter of float32 (100k x 384: 37 MB instead of 146 MB), and as fast to score, 
 product is bound by memory: converted to float32 a few thousand rows at a time, 100k rows
 take 4.9 ms against 4.6 ms for a float32 matrix. The rounding moves a cosine by at most about
 0.002, less than the gaps that decide a ranking (bench/quality.py, every dev set).
+A catalog small enough for its rows to stay in the cache as float32 also keeps them so
+(`scoring_rows`): there the conversion, not the product, was most of the time.
 """
 from __future__ import annotations
 
@@ -27,6 +29,13 @@ _CHUNK_ROWS = 16384
 # Rows converted to float32 at a time when scoring stored rows: 6 MB of scratch, which stays in
 # the cache between chunks (measured at 100k tools: 1,024 rows 5.8 ms, 4,096 rows 4.9 ms).
 _SCORE_CHUNK_ROWS = 4096
+# Tool rows also kept as float32 for scoring while that copy takes at most this many bytes (about
+# 10,900 tools of 384 dimensions). Where the rows stay in the cache, converting int8 chunks costs
+# more than the product: 4,076 x 384 (seal-dev) 187 us a product against 67 us from float32;
+# 10,000 rows 450 against 192 us; at 20,000 rows (30 MB, past what stays cached) 873 against 683.
+# A multi-tool request scores one row set per need, so seal-dev's pay this five or six times.
+# The products are bit for bit the same: the float32 rows hold the int8 values.
+FLOAT_SCORING_MAX_BYTES = 16 * 2**20
 # Folding hypothetical queries into a tool's vector moves it towards where requests are, so where
 # only some tools have queries, those tools gain on every request, not only on their own: in the
 # demo catalog's replay (bench/replay_learning.py), 31 of 96 tools given one or two learned queries
@@ -164,6 +173,7 @@ class VectorIndex:
         self._fold_queries_into_tools(matrix, fold, fold_mode)
         self.tool_matrix, self.tool_scale = quantise_rows(matrix)
         del matrix
+        self.keep_scoring_rows()
         self.set_head_start()
         self.adapter = adapter if adapter_share > 0 else None
         self.adapter_share = adapter_share if adapter is not None else 0.0
@@ -218,6 +228,12 @@ class VectorIndex:
         self.fold_norm[self._owner_ids] = norms
         self.fold_scale[self._owner_ids] = scale
 
+    def keep_scoring_rows(self) -> None:
+        """`scoring_rows`: the tool rows `tool_cosines` multiplies, a float32 copy of `tool_matrix`
+        where it takes at most FLOAT_SCORING_MAX_BYTES, else `tool_matrix` itself."""
+        small = self.tool_matrix.size * 4 <= FLOAT_SCORING_MAX_BYTES
+        self.scoring_rows: np.ndarray = self.tool_matrix.astype(np.float32) if small else self.tool_matrix
+
     def _queries_per_owner(self) -> np.ndarray:
         """How many query rows each tool in `_owner_ids` has (its rows start at `_owner_starts`)."""
         counts: np.ndarray = np.diff(np.r_[self._owner_starts, len(self.query_owner)])
@@ -268,10 +284,10 @@ class VectorIndex:
     def tool_cosines(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Each stored tool row (all of them, or `rows`) times `vector`."""
         if rows is None:
-            product = _matvec(self.tool_matrix, vector)
+            product = _matvec(self.scoring_rows, vector)
             product *= self.tool_scale
         else:
-            product = _matvec(self.tool_matrix[rows], vector)
+            product = _matvec(self.scoring_rows[rows], vector)
             product *= self.tool_scale[rows]
         return product
 

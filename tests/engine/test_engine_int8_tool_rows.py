@@ -2,7 +2,7 @@
 cosines within about 0.002 of the exact ones, so rankings hold."""
 import numpy as np
 
-from engine.vectors import VectorIndex, normalise_rows, quantise_rows
+from engine.vectors import FLOAT_SCORING_MAX_BYTES, VectorIndex, normalise_rows, quantise_rows
 
 DIM = 384
 
@@ -39,3 +39,22 @@ def test_rows_without_a_vector_score_zero_and_round_trip_stays_unit() -> None:
     restored = values.astype(np.float32) * scale[:, None]
     assert np.allclose(np.linalg.norm(restored[:3], axis=1), 1.0, atol=2e-3)
     assert not restored[3].any()
+
+
+def test_a_small_catalog_scores_from_float32_rows_with_the_same_products() -> None:
+    rows = _unit_rows(2_000, 6)
+    names = [f"tool_{i}" for i in range(len(rows))]
+    index = VectorIndex(names, dict(zip(names, rows, strict=True)), {}, {})
+    assert index.scoring_rows.dtype == np.float32
+    assert np.array_equal(index.scoring_rows, index.tool_matrix)  # the int8 values, nothing else
+    query = _unit_rows(1, 7)[0]
+    from_int8 = index.tool_matrix.astype(np.float32) @ query * index.tool_scale
+    assert np.array_equal(index.score(query).cosine, from_int8)
+
+
+def test_a_large_catalog_keeps_only_its_int8_rows() -> None:
+    n = FLOAT_SCORING_MAX_BYTES // (4 * DIM) + 1
+    rows = _unit_rows(n, 8)
+    names = [f"tool_{i}" for i in range(n)]
+    index = VectorIndex(names, dict(zip(names, rows, strict=True)), {}, {})
+    assert index.scoring_rows is index.tool_matrix
