@@ -47,8 +47,8 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-# The local model pads each batch to its longest text; tool texts run from ~20 to 256 word pieces,
-# so a call's texts are sorted longest first and run in batches of this size. Measured on the dev
+# Tool texts run from ~20 to 256 word pieces; the local model runs a call's texts longest first,
+# those of one length together, at most this many a run. Measured on the dev
 # sets' tool texts (bench/bench_local_model.py): batches of 16 beat 8 and 32 in ONNX Runtime.
 ENCODE_BATCH = 16
 

@@ -1,5 +1,5 @@
 """A long request and its short needs are not padded to one length: the model runs texts of
-near-equal length together, in input order, with the vectors each text has alone."""
+equal length together, and answers in input order with the vectors each text has alone."""
 from __future__ import annotations
 
 import multiprocessing
@@ -7,7 +7,7 @@ import multiprocessing.queues
 
 import numpy as np
 
-from toolcatalog.local_model import PADDING_ALLOWED, OnnxEncoder, ensure_export, length_runs
+from toolcatalog.local_model import OnnxEncoder, ensure_export, length_runs
 
 REQUEST = ("Enroll in the Advocacy Training Course with course ID RM3X9fowiAPT. Provide your name as Ana "
            "and your email as ana@example.org. Choose PayPal as your payment method.")
@@ -16,20 +16,19 @@ NEEDS = ["Enroll in the Advocacy Training Course with course ID RM3X9fowiAPT",
          "Choose PayPal as your payment method"]
 
 
-def test_a_long_text_runs_apart_from_short_ones_and_near_equal_ones_together() -> None:
-    assert length_runs([80, 20, 18, 16], batch_size=16) == [[0], [1, 2, 3]]
+def test_texts_of_one_length_run_together_longest_first() -> None:
+    assert length_runs([80, 20, 18, 20], batch_size=16) == [[0], [1, 3], [2]]
     assert length_runs([10, 10, 10], batch_size=2) == [[0, 1], [2]]
     assert length_runs([12], batch_size=16) == [[0]]
     assert length_runs([], batch_size=16) == []
 
 
-def test_no_run_pads_past_the_allowance() -> None:
-    lengths = [97, 5, 64, 33, 31, 30, 8, 8, 120, 7, 60, 59, 3]
-    runs = length_runs(lengths, batch_size=16)
+def test_no_run_pads_a_text() -> None:
+    lengths = [97, 5, 64, 33, 31, 30, 8, 8, 120, 7, 60, 59, 3, 8, 8, 8]
+    runs = length_runs(lengths, batch_size=3)
     assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
-    for run in runs:
-        real = sum(lengths[i] for i in run)
-        assert len(run) == 1 or len(run) * max(lengths[i] for i in run) <= PADDING_ALLOWED * real
+    assert all(len({lengths[i] for i in run}) == 1 and len(run) <= 3 for run in runs)
+    assert [lengths[run[0]] for run in runs] == sorted((lengths[run[0]] for run in runs), reverse=True)
 
 
 def test_a_request_and_its_needs_get_the_vectors_each_has_alone() -> None:
