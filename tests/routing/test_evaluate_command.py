@@ -56,12 +56,16 @@ def test_evaluate_writes_ranked_lines_and_a_summary(tmp_path: Path, capsys) -> N
     assert summary["tokens"]["all_tools"] > summary["tokens"]["selected_mean"] > 0
 
 
-def test_evaluate_prints_both_baselines_and_the_calibration_beside_the_engine(tmp_path: Path, capsys) -> None:
+def _evaluate_every_query(tmp_path: Path) -> None:
     catalog = tmp_path / "catalog.json"
     queries = tmp_path / "queries.jsonl"
     catalog.write_text(json.dumps(CATALOG))
     queries.write_text("\n".join(json.dumps(q) for q in QUERIES) + "\n")
     call_command("evaluate", str(catalog), str(queries), "--ranked-out", str(tmp_path / "out.jsonl"))
+
+
+def test_evaluate_prints_both_baselines_and_the_calibration_beside_the_engine(tmp_path: Path, capsys) -> None:
+    _evaluate_every_query(tmp_path)
     captured = capsys.readouterr()
     summary = json.loads(captured.out.strip().splitlines()[-1])
     baselines = summary["baselines"]
@@ -73,11 +77,7 @@ def test_evaluate_prints_both_baselines_and_the_calibration_beside_the_engine(tm
 
 
 def test_evaluate_prints_no_debug_lines_of_the_libraries_it_uses(tmp_path: Path, caplog) -> None:
-    catalog = tmp_path / "catalog.json"
-    queries = tmp_path / "queries.jsonl"
-    catalog.write_text(json.dumps(CATALOG))
-    queries.write_text("\n".join(json.dumps(q) for q in QUERIES) + "\n")
-    call_command("evaluate", str(catalog), str(queries), "--ranked-out", str(tmp_path / "out.jsonl"))
+    _evaluate_every_query(tmp_path)
     assert [r.getMessage() for r in caplog.records if r.name.startswith("bm25s")] == []
 
 
