@@ -183,7 +183,7 @@ def length_runs(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     (~20 each) in one padded run cost twice their tokens (seal-dev's requests 32 ms against 16).
     Allowing even 1.3 times the real tokens as padding was slower than none, on both paths:
     seal-dev's multi-tool requests, two threads, 500 requests in four alternating rounds, p50
-    13.1-14.0 ms against 12.7-13.4; the catalog's texts in calls of 64, fp32, 163-213 texts/s
+    13.6-14.0 ms against 12.7-13.4; the catalog's texts in calls of 64, fp32, 163-213 texts/s
     against 201-220. More, smaller runs also share two threads more evenly (`_runs_side_by_side`).
     """
     runs: list[list[int]] = []
