@@ -60,7 +60,7 @@ class QueryEmbedder:
 
     `embed_many(texts)` is what the engine calls (a request and its needs in one batch): the
     cached vectors come from memory or one Redis round trip, all the others from ONE provider
-    call (the local model: runs of near-equal length). `embed(text)` is the same for one text.
+    call (the local model: texts of one length run together). `embed(text)` is the same for one text.
     """
 
     def __init__(self, provider: EmbeddingProvider, memory_items: int = 4096) -> None:

@@ -1,5 +1,5 @@
-"""An import's embedding work goes out in batches of near-equal text length (the local model
-pads a batch to its longest text), every row exactly once, and each batch lands with its own
+"""An import's embedding work goes out in batches of near-equal text length (the model runs
+like lengths together), every row exactly once, and each batch lands with its own
 vectors."""
 import numpy as np
 import pytest

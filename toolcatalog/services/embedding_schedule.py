@@ -59,9 +59,10 @@ def embedded_rows(kind: str, ids: Iterable[int]) -> list[Embedded]:
 
 def embedding_batches(kind: str, ids: Iterable[int]) -> list[list[int]]:
     """`ids` cut into batches of EMBEDDING_BATCH_SIZE, longest text first, so that a batch
-    holds texts of near-equal length: the local model pads each run to its longest text, and
-    batches of ids in creation order made it run 10,000 imported tools at 115 texts/s instead
-    of 175 (bench/bench_embedding.py)."""
+    holds texts of near-equal length: torch pads each of its batches to the longest text, and
+    ONNX Runtime runs texts of one length together, so a call of like lengths makes full runs.
+    Batches of ids in creation order ran 10,000 imported tools at 115 texts/s instead of 175
+    (bench/bench_embedding.py)."""
     ids = sorted(set(ids))
     size = settings.EMBEDDING_BATCH_SIZE
     if len(ids) > size:
