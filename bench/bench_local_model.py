@@ -181,8 +181,9 @@ def throughput(data_dir: Path, batch_sizes: list[int], sample: int) -> Table:
         rates[f"{name}/{batch}"] = len(texts) / seconds
         table.add(label(name), batch, len(texts), seconds, len(texts) / seconds,
                   rates[f"{name}/{batch}"] / rates["torch/8"])
-    table.notes.append("ONNX sorts a call's texts longest first and pads each batch to its longest text; "
-                       "sentence-transformers does the same.")
+    table.notes.append("ONNX sorts a call's texts longest first and runs those of one length together, at most "
+                       "`batch` a run (no padding); sentence-transformers sorts them too and pads each batch to its "
+                       "longest text.")
     return table
 
 
