@@ -29,6 +29,7 @@ from .names import (
                     PROVIDER_NAME_RE,
                     NameMap,
                     external_name,
+                    hashed_name,
                     is_catalog_name,
                     is_provider_name,
                     sanitize_name,
@@ -62,7 +63,8 @@ __all__ = [
     "STRATEGIES",
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
     "RouteRequest", "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
-    "adaptive", "category_embedding_text", "count_text", "definition_json", "explicit", "external_name", "is_catalog_name",
+    "adaptive", "category_embedding_text", "count_text", "definition_json", "explicit", "external_name", "hashed_name",
+    "is_catalog_name",
     "is_provider_name", "render_tool", "route", "sanitize_name", "scoring", "split_identifier", "split_needs", "text_hash",
     "tokenize", "tool_embedding_text",
 ]

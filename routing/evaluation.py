@@ -21,9 +21,14 @@ from engine import (
     CategoryEntry,
     ToolEntry,
     category_embedding_text,
+    hashed_name,
+    sanitize_name,
     split_identifier,
     tool_embedding_text,
 )
+from toolcatalog.interchange import V1, Rejection, parse_catalog
+from toolcatalog.interchange.loading import load_document
+from toolcatalog.interchange.model import EntryError, check_parameters, clean_name
 
 K_VALUES = (1, 3, 5, 10)
 # bm25s sets its own logger to DEBUG when imported, after Django's logging settings are applied:
@@ -94,6 +99,78 @@ def summarise(outcomes: Iterable[QueryOutcome]) -> dict[str, Any]:
         "saved_pct": round(100.0 * (1 - selected / catalog), 2) if catalog else 0.0,
     }
     return summary
+
+
+@dataclass
+class EvaluationCatalog:
+    """CATALOG.json as `evaluate` ranks it: a toolcatalog/v1 document whose names are all valid,
+    and the way back to the names the file gives, which QUERIES.jsonl's answers use."""
+
+    document: dict[str, Any]
+    source_names: dict[str, str]  # catalog name -> the file's name, where they differ
+    notes: list[str]  # what a person should know: renamed, skipped, ranked without parameters
+
+    def source_name(self, name: str) -> str:
+        return self.source_names.get(name, name)
+
+
+def evaluation_catalog(data: str | bytes) -> EvaluationCatalog:
+    """Read a catalog file for `evaluate` as the import reads it, except that a tool the import
+    would refuse only for its name or its parameter schema is still ranked: a name the catalog
+    cannot hold gets a hashed stand-in, a schema that is not valid JSON Schema is left out. A
+    benchmark's tool lost to its spelling (seal-dev has "requestFirst Aid Assistance"; BFCL's
+    raw schemas say "type": "dict") would otherwise count as a miss that no ranking caused.
+    Raises InterchangeError, as `parse_catalog`, when the file is not a catalog."""
+    loaded = load_document(data)
+    parsed = parse_catalog(loaded)
+    stand_ins: dict[str, str] = {}
+    notes: list[str] = []
+    refused = [r for r in parsed.rejected if r.kind == "tool"]
+    if parsed.format == V1 and refused:
+        loaded, stand_ins, notes = _kept_for_ranking(loaded, refused)
+        parsed = parse_catalog(loaded)
+    notes += [f"skipped {r}" for r in parsed.rejected] + parsed.warnings
+    names = {t["name"]: parsed.renamed.get(t["name"], t["name"]) for t in parsed.tools}
+    source_names = {name: stand_ins.get(given, given) for name, given in names.items()}
+    return EvaluationCatalog(parsed.to_document(), {n: s for n, s in source_names.items() if n != s}, notes)
+
+
+def _kept_for_ranking(document: dict[str, Any], refused: list[Rejection]
+                      ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """`document` with each refused tool's name and schema made acceptable where that is what
+    refused it; the stand-in names (stand-in -> the file's name) and what was done."""
+    tools = list(document["tools"])
+    stand_ins: dict[str, str] = {}
+    notes: list[str] = []
+    for rejection in refused:
+        entry = tools[rejection.index]
+        if not isinstance(entry, dict):
+            continue
+        entry = dict(entry)
+        name = entry.get("name")
+        try:
+            clean_name(name)
+        except EntryError:
+            if isinstance(name, str) and name.strip():
+                entry["name"] = hashed_name(name, sanitize_name(name) or "tool")
+                stand_ins[entry["name"]] = name
+                notes.append(f"tool {name!r} ranked as {entry['name']!r} (the catalog cannot hold its name)")
+        try:
+            check_parameters(entry.get("parameters"))
+        except EntryError as exc:
+            entry.pop("parameters", None)
+            notes.append(f"tool {name!r} ranked without its parameters: {exc}")
+        tools[rejection.index] = entry
+    return {**document, "tools": tools}, stand_ins, notes
+
+
+def complete_ranking(ranked: Sequence[str], names: Sequence[str], limit: int) -> list[str]:
+    """`ranked`, then the other `names` in order, up to `limit`. The engine never offers a tool
+    that scores 0 (no word and no positive cosine in common with the request), so on a small
+    catalog it can name fewer than `limit`; it orders tools with equal scores by name, and so
+    does this tail."""
+    shown = set(ranked)
+    return [*ranked, *(n for n in names if n not in shown)][:max(limit, len(ranked))]
 
 
 def snapshot_from_document(document: dict[str, Any], embed, model_id: str, batch_size: int = 64) -> CatalogSnapshot:

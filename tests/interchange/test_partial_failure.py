@@ -17,6 +17,7 @@ def catalog():
 def test_good_entries_are_imported(catalog) -> None:
     assert [t["name"] for t in catalog.tools] == ["search_flights", "book_hotel_room", "cancel_booking"]
     assert "tool 'book hotel room' renamed to 'book_hotel_room' (illegal characters)" in catalog.warnings
+    assert catalog.renamed == {"book_hotel_room": "book hotel room"}
 
 
 def test_each_bad_entry_has_index_name_and_reason(catalog) -> None:

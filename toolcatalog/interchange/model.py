@@ -37,13 +37,15 @@ class ParsedCatalog:
 
     ``format`` is the detected or requested source format; ``warnings`` are
     things a person may want to know that did not stop an entry importing
-    (renamed tools, unresolvable $refs, ...).
+    (renamed tools, unresolvable $refs, ...); ``renamed`` maps each tool name
+    that had to change to the name the source gave it.
     """
 
     categories: list[dict[str, Any]] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
     format: str = ""
 
     def to_document(self) -> dict[str, Any]:
@@ -219,6 +221,7 @@ class CatalogBuilder:
             return None
         if tool["name"] != raw.get("name"):
             self.warn(f"tool {raw.get('name')!r} renamed to {tool['name']!r} (illegal characters)")
+            self.result.renamed[tool["name"]] = raw["name"]
         self._tool_index[tool["name"]] = index
         self.result.tools.append(tool)
         return tool

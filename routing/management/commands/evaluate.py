@@ -9,14 +9,17 @@ from django.core.management.base import BaseCommand, CommandError
 from engine import STRATEGIES, RouteRequest, RoutingIndex, calibrate, route
 from routing.calibration import describe
 from routing.evaluation import (
+    EvaluationCatalog,
     QueryOutcome,
     bm25_baseline,
+    complete_ranking,
     cosine_baseline,
+    evaluation_catalog,
     snapshot_from_document,
     summarise,
 )
 from toolcatalog.embeddings import EmbeddingProviderError, get_provider
-from toolcatalog.interchange import InterchangeError, parse_catalog
+from toolcatalog.interchange import InterchangeError
 
 RECALL_KEYS = ("recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
 
@@ -35,12 +38,12 @@ class Command(BaseCommand):
     def handle(self, *args, catalog: Path, queries: Path, ranked_out: Path, limit: int, strategy: str, **options):
         if not 1 <= limit <= 50:
             raise CommandError("--limit must be between 1 and 50 (the route endpoint's range).")
-        document = self._catalog(catalog)
+        read = self._catalog(catalog)
         items = self._queries(queries)
         provider = get_provider()
         started = time.perf_counter()
         try:
-            snapshot = snapshot_from_document(document, provider.embed, provider.model_id)
+            snapshot = snapshot_from_document(read.document, provider.embed, provider.model_id)
         except EmbeddingProviderError as exc:
             raise CommandError(f"could not embed the catalog: {exc}") from exc
         # As the live catalog is, in the background: calibrated on its own evidence (the
@@ -57,6 +60,7 @@ class Command(BaseCommand):
             seen.update(zip(texts, vectors, strict=True))
             return vectors
 
+        names = sorted(t.name for t in snapshot.tools)
         outcomes = []
         with ranked_out.open("w", encoding="utf-8") as out:
             for item in items:
@@ -66,20 +70,21 @@ class Command(BaseCommand):
                 began = time.perf_counter()
                 result = route(index, request, embed_texts=embed_texts)
                 latency_ms = (time.perf_counter() - began) * 1000
-                ranked = result.names
+                ranked = [read.source_name(n) for n in complete_ranking(result.names, names, limit)]
                 out.write(json.dumps({"query": item["query"], "ranked": ranked}, ensure_ascii=False) + "\n")
                 outcomes.append(QueryOutcome(ranked, item["expected"], latency_ms,
                                              result.tokens.selected, result.tokens.catalog))
         summary = summarise(outcomes)
         summary["strategy"] = strategy
         summary["limit"] = limit
-        summary["baselines"] = self._baselines(snapshot, items, seen, provider.embed, limit)
+        summary["baselines"] = self._baselines(snapshot, read, items, seen, provider.embed, limit)
         summary["calibration"] = calibration.to_dict()
         for name, figures in [("engine", summary), *summary["baselines"].items()]:
             self.stderr.write(f"{name:>20}: " + "  ".join(f"{k} {figures[k]:.4f}" for k in RECALL_KEYS))
         self.stdout.write(json.dumps(summary))
 
-    def _baselines(self, snapshot, items: list[dict], seen: dict, embed, limit: int) -> dict[str, dict]:
+    def _baselines(self, snapshot, read: EvaluationCatalog, items: list[dict], seen: dict, embed,
+                   limit: int) -> dict[str, dict]:
         """Plain BM25 and the seeds' cosine filter, on the same catalog and queries, same run."""
         texts = [item["query"] for item in items]
         missing = [t for t in dict.fromkeys(texts) if t not in seen]
@@ -90,21 +95,21 @@ class Command(BaseCommand):
             "bm25 (name + description)": bm25_baseline(snapshot.tools, texts, limit),
             "cosine (name + description)": cosine_baseline(snapshot.tools, query_vectors, embed, limit),
         }
-        return {name: {k: v for k, v in summarise(QueryOutcome(r, item["expected"], 0.0, 0, 0)
+        return {name: {k: v for k, v in summarise(QueryOutcome([read.source_name(n) for n in r], item["expected"], 0.0, 0, 0)
                                                   for r, item in zip(ranked, items, strict=True)).items()
                        if k in RECALL_KEYS}
                 for name, ranked in rankings.items()}
 
-    def _catalog(self, path: Path) -> dict:
+    def _catalog(self, path: Path) -> EvaluationCatalog:
         try:
-            parsed = parse_catalog(path.read_bytes())
+            read = evaluation_catalog(path.read_bytes())
         except OSError as exc:
             raise CommandError(f"{path}: {exc}") from exc
         except InterchangeError as exc:
             raise CommandError(f"{path}: {exc}") from exc
-        for rejection in parsed.rejected:
-            self.stderr.write(f"{path}: skipped {rejection.name!r}: {rejection.reason}")
-        return parsed.to_document()
+        for note in read.notes:
+            self.stderr.write(f"{path}: {note}")
+        return read
 
     def _queries(self, path: Path) -> list[dict]:
         items = []
