@@ -162,12 +162,22 @@ def ratio(baseline_ms: float, ours_ms: float) -> float:
 
 
 # -- the machine and processes -----------------------------------------------------------------
+# The instruction sets the query model's speed turns on (ONNX Runtime picks its kernels by them).
+# "AMD EPYC" names hosts of very different speed: the same code's fresh query embedding took
+# 2.8 ms p50 on the host of BENCHMARKS.md of 2026-11-24 10:24 and ~7.5 ms on one with AVX2 alone.
+VECTOR_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+
+
 def machine_description() -> dict[str, Any]:
     cpu = "unknown"
+    flags: list[str] = []
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith("model name") and cpu == "unknown":
                 cpu = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                present = set(line.split(":", 1)[1].split())
+                flags = [f for f in VECTOR_FLAGS if f in present]
                 break
     except OSError:
         pass
@@ -178,7 +188,8 @@ def machine_description() -> dict[str, Any]:
                 memory_mb = int(line.split()[1]) // 1024
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_mb": memory_mb, "python": platform.python_version(),
+    return {"cpu": cpu, "vector_flags": flags, "cores": os.cpu_count(), "memory_mb": memory_mb,
+            "python": platform.python_version(),
             "kernel": platform.release(), "load_average": os.getloadavg()}
 
 
