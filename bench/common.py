@@ -25,6 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from routing.evaluation import percentile  # noqa: E402
+from toolcatalog.local_model import cpu_flags  # noqa: E402
 
 RESULTS_DIR = Path(os.environ.get("TOOLROUTER_BENCH_RESULTS", ROOT / ".data" / "bench"))
 DEMO_CATALOG = ROOT / "toolcatalog" / "fixtures" / "demo_catalog.json"
@@ -162,7 +163,8 @@ def ratio(baseline_ms: float, ours_ms: float) -> float:
 
 
 # -- the machine and processes -----------------------------------------------------------------
-# The instruction sets the query model's speed turns on (ONNX Runtime picks its kernels by them).
+# The instruction sets the query model's speed turns on (ONNX Runtime picks its kernels by them;
+# EMBEDDING_LOCAL_QUERY_PRECISION=auto picks int8 or fp32 by them).
 # "AMD EPYC" names hosts of very different speed: the same code's fresh query embedding took
 # 2.8 ms p50 on the host of BENCHMARKS.md of 2026-11-24 10:24 and ~7.5 ms on one with AVX2 alone.
 VECTOR_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
@@ -170,17 +172,14 @@ VECTOR_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
 
 def machine_description() -> dict[str, Any]:
     cpu = "unknown"
-    flags: list[str] = []
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and cpu == "unknown":
+            if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
-            elif line.startswith("flags"):
-                present = set(line.split(":", 1)[1].split())
-                flags = [f for f in VECTOR_FLAGS if f in present]
                 break
     except OSError:
         pass
+    flags = [f for f in VECTOR_FLAGS if f in cpu_flags()]
     memory_mb = 0
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():

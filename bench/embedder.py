@@ -6,7 +6,8 @@ figures do not time anything; speed scripts time `fresh`.
 `encode` gives stored vectors (tools, hypothetical queries, categories) as the Celery worker
 makes them: the catalog's precision (bf16 in torch on a CPU with native bf16, else ONNX fp32).
 `encode_queries`, `fresh` and `fresh_many` give query vectors as a
-web worker makes them: the query model (int8 unless EMBEDDING_LOCAL_QUERY_PRECISION says fp32).
+web worker makes them: the query model EMBEDDING_LOCAL_QUERY_PRECISION names (by default the one
+`auto` picks for this CPU).
 `model` is sentence-transformers itself (torch), for a script that needs its internals."""
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class Embedder:
     def __init__(self) -> None:
         from toolcatalog.embeddings import LocalProvider
 
-        self.provider = LocalProvider(query_variant=os.environ.get("EMBEDDING_LOCAL_QUERY_PRECISION", "int8"))
+        self.provider = LocalProvider(query_variant=os.environ.get("EMBEDDING_LOCAL_QUERY_PRECISION", "auto"))
         CACHE.mkdir(parents=True, exist_ok=True)
         self.path = CACHE / "minilm-vectors.npz"
         self.cache: dict[str, np.ndarray] = self._load()

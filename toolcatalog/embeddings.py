@@ -14,10 +14,11 @@ import numpy as np
 
 from shared.lru import LRUCache
 
-from .local_model import VARIANTS, OnnxEncoder, ensure_export
+from .local_model import VARIANTS, OnnxEncoder, cpu_flags, ensure_export, query_variant_for
 
 # Precisions of the catalog's vectors; "auto": bf16 where the CPU computes it natively.
 CATALOG_PRECISIONS = ("auto", "bf16", "fp32")
+QUERY_PRECISIONS = ("auto", *VARIANTS)
 
 
 class Encoder(Protocol):
@@ -62,8 +63,9 @@ class LocalProvider:
     native bf16 (local_model_torch.py: 1.4x as fast in the worker's batches, cosine >= 0.9998 to
     fp32), else the ONNX fp32 model (cosine 0.99999 to sentence-transformers); `embed_queries`
     (on a request's path: route queries, the filter gateway's tools) runs `query_variant`, by
-    default the ONNX int8 model (cosine >= 0.9995, faster and smaller). A process loads only what
-    it uses: a web worker the int8 model and never torch, the Celery worker the catalog's.
+    default ("auto") the ONNX int8 model (cosine >= 0.9995, smaller) on a CPU with int8 dot
+    products and the fp32 one on a CPU without (local_model.query_variant_for). A process loads
+    only what it uses: a web worker its query model and never torch, the Celery worker the catalog's.
 
     Remembers the vectors of recent texts: re-imports, re-embeds after a failed batch and the
     same query text on several tools then cost no model time.
@@ -72,15 +74,15 @@ class LocalProvider:
     computes_in_process = True
 
     def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
-                 remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "int8",
+                 remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "auto",
                  catalog_precision: str = "auto") -> None:
-        if query_variant not in VARIANTS:
-            raise EmbeddingProviderError(f"EMBEDDING_LOCAL_QUERY_PRECISION must be one of {VARIANTS}")
+        if query_variant not in QUERY_PRECISIONS:
+            raise EmbeddingProviderError(f"EMBEDDING_LOCAL_QUERY_PRECISION must be one of {QUERY_PRECISIONS}")
         if catalog_precision not in CATALOG_PRECISIONS:
             raise EmbeddingProviderError(f"EMBEDDING_LOCAL_CATALOG_PRECISION must be one of {CATALOG_PRECISIONS}")
         self.model_id = f"local:{model_name}"
         self.threads = threads
-        self.query_variant = query_variant
+        self.query_variant = query_variant_for(cpu_flags()) if query_variant == "auto" else query_variant
         self.catalog_precision = catalog_precision
         self._catalog_variant: str | None = None
         self.dimensions = dimensions
@@ -197,7 +199,7 @@ class ProviderConfig:
     api_key: str
     timeout: float
     threads: int = 0
-    query_variant: str = "int8"
+    query_variant: str = "auto"
     catalog_precision: str = "auto"
 
 

@@ -188,8 +188,9 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)
 # Threads of the local model per process (ONNX Runtime; torch for the worker's bf16 batches); 0: one
 # per core. EMBEDDING_TORCH_THREADS is its old name.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", env_int("EMBEDDING_TORCH_THREADS", 0))
-# The local model's precision on a request's path (queries): int8 (faster, smaller) or fp32.
-EMBEDDING_LOCAL_QUERY_PRECISION = env("EMBEDDING_LOCAL_QUERY_PRECISION", "int8")
+# The local model's precision on a request's path (queries): "auto" (int8 on a CPU with int8 dot
+# products, else fp32: toolcatalog/local_model.query_variant_for), "int8" or "fp32".
+EMBEDDING_LOCAL_QUERY_PRECISION = env("EMBEDDING_LOCAL_QUERY_PRECISION", "auto")
 # The catalog's vectors (the worker): "auto" (bf16 in torch on a CPU with native bf16, else
 # ONNX fp32), "bf16" or "fp32". See toolcatalog/local_model_torch.py.
 EMBEDDING_LOCAL_CATALOG_PRECISION = env("EMBEDDING_LOCAL_CATALOG_PRECISION", "auto")
