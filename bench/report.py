@@ -291,7 +291,8 @@ def memory_analysis(serving: dict) -> str:
         "Profiled with tracemalloc in the benchmark process (Python and numpy allocations of the loaded snapshot "
         "and the built index) and `/proc/<pid>/status` of a bare process for the model:",
         "",
-        f"- the query model (ONNX Runtime, int8 MiniLM), loaded and run once in an otherwise empty interpreter: "
+        f"- the query model (ONNX Runtime, {meta.get('query_model', 'int8')} MiniLM), loaded and run once in an "
+        "otherwise empty interpreter: "
         f"{model_mb:.0f} MB RSS (ONNX Runtime and tokenizers alone {runtime_mb - base:.0f} MB); torch "
         f"{'was' if torch else 'is never'} imported.",
         f"- the routing index: {m['index_mb']:.0f} MB, of which the tool matrix (int8 rows, a scale each, and their "

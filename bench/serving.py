@@ -61,7 +61,7 @@ import onnxruntime, tokenizers
 after_runtime = rss()
 from toolcatalog.embeddings import LocalProvider
 p = LocalProvider(threads=1); p.embed_queries(["warm up the model once"])
-print(base, after_runtime, rss(), int("torch" in sys.modules))
+print(p.query_variant, base, after_runtime, rss(), int("torch" in sys.modules))
 """
 
 
@@ -234,14 +234,15 @@ def start_profiler(pid: int, name: str) -> tuple[subprocess.Popen, Path]:
     return process, out
 
 
-def model_memory() -> tuple[float, float, float, bool]:
-    """(interpreter, + ONNX Runtime, + the query model loaded and run once) RSS in MB in a fresh
+def model_memory() -> tuple[str, tuple[float, float, float, bool]]:
+    """The query model's variant (int8 or fp32, as EMBEDDING_LOCAL_QUERY_PRECISION picks it here),
+    and (interpreter, + ONNX Runtime, + the query model loaded and run once) RSS in MB in a fresh
     process, and whether torch got imported."""
     from bench.common import ROOT
 
     out = subprocess.run([sys.executable, "-c", MODEL_PROBE], cwd=ROOT, capture_output=True, text=True, check=True)
-    base, runtime_mb, model_mb, torch = out.stdout.split()[-4:]
-    return float(base), float(runtime_mb), float(model_mb), torch == "1"
+    variant, base, runtime_mb, model_mb, torch = out.stdout.split()[-5:]
+    return variant, (float(base), float(runtime_mb), float(model_mb), torch == "1")
 
 
 def measure(n: int, emb: Embedder, tiny: bool, profile: bool, filter_size: int) -> dict:
@@ -276,7 +277,7 @@ def measure(n: int, emb: Embedder, tiny: bool, profile: bool, filter_size: int) 
 MEMORY_TARGETS = {1_000: 300, 100_000: 600}  # MB of RSS per web worker, model included
 
 
-def tables(results: list[dict], model: tuple[float, float, float, bool]) -> list[Table]:
+def tables(results: list[dict], variant: str, model: tuple[float, float, float, bool]) -> list[Table]:
     http = Table("Speed over HTTP: one client, back to back (gunicorn, 2 sync workers, production settings)",
                  ["tools", "request", "requests", "p50 ms", "p95 ms", "queries/s", "engine p50 ms",
                   "added by serving p50 ms"])
@@ -317,7 +318,7 @@ def tables(results: list[dict], model: tuple[float, float, float, bool]) -> list
     base, runtime_mb, model_mb, torch = model
     memory.notes += [
         f"Fixed cost of the query embedder, in a bare process: interpreter {base:.0f} MB, + ONNX Runtime and "
-        f"tokenizers {runtime_mb - base:.0f} MB, + the int8 MiniLM loaded and run {model_mb - runtime_mb:.0f} MB "
+        f"tokenizers {runtime_mb - base:.0f} MB, + the {variant} MiniLM loaded and run {model_mb - runtime_mb:.0f} MB "
         f"(RSS); torch {'WAS' if torch else 'was not'} imported.",
         "RSS counts shared library pages (numpy, ONNX Runtime) in full in each worker; PSS splits them between the "
         "two workers; USS is what a worker alone holds.",
@@ -362,13 +363,13 @@ def main() -> None:
         for n in sizes:
             results.append(measure(n, emb, args.tiny, args.profile, filter_size=min(sizes, key=lambda s: abs(s - 1000))))
             gc.collect()
-    model = model_memory()
-    out = tables(results, model)
+    variant, model = model_memory()
+    out = tables(results, variant, model)
     print_tables(out)
     per_size = {r["n"]: {k: r[k] for k in ("snapshot_mb", "index_mb", "matrix_mb", "peak_mb", "load_s", "build_s")}
                 | {"rss": [m["rss"] for m in r["memory"]], "uss": [m["uss"] for m in r["memory"]]} for r in results}
     save_results("serving-tiny" if args.tiny else "serving", out,
-                 {"sizes": sizes, "model_probe_mb": model, "per_size": per_size})
+                 {"sizes": sizes, "model_probe_mb": model, "query_model": variant, "per_size": per_size})
 
 
 if __name__ == "__main__":
