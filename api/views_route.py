@@ -42,7 +42,8 @@ class RouteView(APIView):
         serializer = RouteRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = {k: v for k, v in serializer.validated_data.items() if k != "messages"}  # turned into `query`
-        return Response(routed(services.RouteQuery(**data), request, "route").answer)
+        outcome = routed(services.RouteQuery(**data), request, "route")
+        return Response(outcome.answer, headers={"Server-Timing": outcome.server_timing})
 
 
 class ToolSearchView(APIView):
@@ -68,7 +69,7 @@ class ToolSearchView(APIView):
             body["failSafe"] = answer["fail_safe"]
         if "session" in answer:
             body["activeTools"] = answer["session"]["active_tools"]
-        return Response(body)
+        return Response(body, headers={"Server-Timing": outcome.server_timing})
 
 
 class ToolSearchDefinitionView(APIView):

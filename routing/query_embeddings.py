@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
@@ -55,6 +56,19 @@ class CircuitBreaker:
         return self._opened_at is not None and time.monotonic() - self._opened_at < self.cooldown_seconds
 
 
+@dataclass
+class EmbeddingClock:
+    """Where one request's query embedding went: all of it, and the model (or provider) alone;
+    the rest is the cache around it."""
+
+    total_seconds: float = 0.0
+    model_seconds: float = 0.0
+
+    @property
+    def cache_seconds(self) -> float:
+        return self.total_seconds - self.model_seconds
+
+
 class QueryEmbedder:
     """Query vectors for the engine: memory cache, then Redis cache, then the provider.
 
@@ -79,17 +93,31 @@ class QueryEmbedder:
         vector: np.ndarray = self.embed_many([text])[0]
         return vector
 
-    def embed_many(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_many(self, texts: Sequence[str], clock: EmbeddingClock | None = None) -> np.ndarray:
+        """Vectors of `texts`; `clock`, if given, adds where the time went."""
+        if clock is None:
+            return self._vectors(texts, None)
+        started = time.perf_counter()
+        try:
+            return self._vectors(texts, clock)
+        finally:
+            clock.total_seconds += time.perf_counter() - started
+
+    def _vectors(self, texts: Sequence[str], clock: EmbeddingClock | None) -> np.ndarray:
         keys = [self._key(text) for text in texts]
         found = self._cache.get_many(keys)
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if missing:
             self.breaker.check()
+            started = time.perf_counter()
             try:
                 vectors = self._embed(missing)
             except Exception:
                 self.breaker.failed()
                 raise
+            finally:
+                if clock is not None:
+                    clock.model_seconds += time.perf_counter() - started
             self.breaker.succeeded()
             fresh = {self._key(text): vector for text, vector in zip(missing, vectors, strict=True)}
             found.update(fresh)

@@ -30,7 +30,7 @@ from usage import services as usage
 from . import sessions
 from .live_index import live_index
 from .meta_tool import TOOL_SEARCH_NAME, tool_search_tool
-from .query_embeddings import query_embedder
+from .query_embeddings import EmbeddingClock, query_embedder
 
 
 class RouteInputError(Exception):
@@ -207,6 +207,15 @@ class Routed:
     result: RouteResult
     answer: dict[str, Any]  # the SPEC's JSON answer, with request_id and latency_ms
     descriptions: list[str]  # of the matched tools, in match order
+    engine_ms: float  # the engine's ranking and the query model, without the cache around the model
+    model_ms: float  # the query model (or provider) alone
+
+    @property
+    def server_timing(self) -> str:
+        """A `Server-Timing` header value: what of `latency_ms` was the engine and the model, so a
+        client (or a browser's network panel) sees what serving added."""
+        return (f"model;dur={self.model_ms:.2f}, engine;dur={self.engine_ms:.2f}, "
+                f"service;dur={self.answer['latency_ms']:.2f}")
 
 
 def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | None = None,
@@ -241,10 +250,14 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
         required=tuple(required),
     )
     embed = query_embedder(provider)
-    result = route(index, request, embed_texts=embed.embed_many, select_categories_llm=category_llm())
+    clock = EmbeddingClock()
+    engine_started = time.perf_counter()
+    result = route(index, request, embed_texts=lambda texts: embed.embed_many(texts, clock),
+                   select_categories_llm=category_llm())
     fail_safe = None
     if not result.matches:
         result, fail_safe = _never_empty(index, request, result, embed)
+    engine_ms = (time.perf_counter() - engine_started - clock.cache_seconds) * 1000
     answer = result.to_dict()
     if fail_safe is not None:
         answer["tools"].append(tool_search_tool(asked.format))
@@ -270,7 +283,7 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
     if log:
         _log(answer, result, asked, caller, endpoint)
-    return Routed(result, answer, descriptions)
+    return Routed(result, answer, descriptions, engine_ms=round(engine_ms, 2), model_ms=round(clock.model_seconds * 1000, 2))
 
 
 def _never_empty(index: RoutingIndex, request: RouteRequest, empty: RouteResult,
