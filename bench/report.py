@@ -119,8 +119,11 @@ def targets(results: dict[str, dict]) -> Table:
         http = serving["tables"][0]
         for row, path in ((FAST_PATH_ROW, "auto fast path"), (SEMANTIC_ROW, "hybrid, fresh query embedding")):
             added = {r[0]: r[-1] for r in http["rows"] if r[1] == row}
-            table.add(f"HTTP adds <= 3 ms p50 to the engine ({path})",
-                      ", ".join(f"{a:.2f} ms at {n:,} tools" for n, a in added.items()) if added else "–",
+            apart = {r[0]: r[-2] for r in http["rows"] if r[1] == row}
+            table.add(f"HTTP adds <= 3 ms p50 to the engine ({path}; per request, by Server-Timing)",
+                      ", ".join(f"{a:.2f} ms at {n:,} tools" for n, a in added.items())
+                      + " (p50s taken apart: " + ", ".join(f"{a:.2f}" for a in apart.values()) + " ms)"
+                      if added else "–",
                       ("met" if max(added.values()) <= 3 else "missed") if added else "–")
         memory = serving["tables"][1]
         for tools, limit in ((1000, 300), (100000, 600)):

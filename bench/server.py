@@ -20,7 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,15 @@ class Answer:
     status: int  # 0: no HTTP answer (refused, reset, timed out)
     body: dict | None
     ms: float
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def server_timing(self, metric: str) -> float | None:
+        """A metric's duration (ms) from the answer's Server-Timing header, None where absent."""
+        for part in self.headers.get("Server-Timing", "").split(","):
+            name, _, duration = part.strip().partition(";dur=")
+            if name == metric and duration:
+                return float(duration)
+        return None
 
 
 def post(url: str, key: str, body: dict, timeout: float = 60.0) -> Answer:
@@ -125,15 +134,16 @@ def post(url: str, key: str, body: dict, timeout: float = 60.0) -> Answer:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             data = response.read()
             status = response.status
+            headers = dict(response.headers.items())
     except urllib.error.HTTPError as error:
-        data, status = error.read(), error.code
+        data, status, headers = error.read(), error.code, dict(error.headers.items())
     except (urllib.error.URLError, OSError):
         return Answer(0, None, (time.perf_counter() - started) * 1000)
     ms = (time.perf_counter() - started) * 1000
     try:
-        return Answer(status, json.loads(data), ms)
+        return Answer(status, json.loads(data), ms, headers)
     except ValueError:
-        return Answer(status, None, ms)
+        return Answer(status, None, ms, headers)
 
 
 class Gunicorn:

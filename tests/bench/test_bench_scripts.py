@@ -75,8 +75,12 @@ def test_serving_tables(bench_runs):
     assert result["tables"][3]["title"].startswith("Filter gateway")
     http = result["tables"][0]
     semantic = [row for row in http["rows"] if row[1] == "hybrid, fresh query embedding, again"]
-    assert semantic and semantic[0][-2] > 0  # the engine's p50 for the same requests, and what serving adds
-    assert semantic[0][-1] == semantic[0][3] - semantic[0][-2]
+    assert semantic
+    engine_p50, apart, added = semantic[0][-3:]
+    assert engine_p50 > 0  # the engine's p50 for the same requests in the benchmark process
+    assert apart == semantic[0][3] - engine_p50
+    # per request, the client's time less the worker's engine time: less than the whole request
+    assert 0 < added < semantic[0][3]
 
 
 def test_load_tables(bench_runs):
