@@ -20,6 +20,12 @@ from .serializers_route import (
     ToolSearchResponseSerializer,
 )
 
+# Documents the header both answers carry (routing.services.Routed.server_timing).
+SERVER_TIMING = OpenApiParameter(
+    "Server-Timing", str, OpenApiParameter.HEADER, response=[200],
+    description="`model;dur=M, engine;dur=E, service;dur=S` in ms: the query model (0 when the query-vector "
+                "cache answered), the engine (ranking and model), the whole route service (`latency_ms`).")
+
 
 def caller_of(request: Request) -> services.Caller:
     return services.Caller.of_key(api_key_of(request))
@@ -37,7 +43,7 @@ class RouteView(APIView):
     required_scope = "route"
 
     @extend_schema(request=RouteRequestSerializer, responses=with_errors(RouteResponseSerializer),
-                   summary="Select the tools a request needs")
+                   parameters=[SERVER_TIMING], summary="Select the tools a request needs")
     def post(self, request: Request) -> Response:
         serializer = RouteRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -52,7 +58,7 @@ class ToolSearchView(APIView):
     required_scope = "route"
 
     @extend_schema(request=ToolSearchRequestSerializer, responses=with_errors(ToolSearchResponseSerializer),
-                   summary="Backend of the tool_search meta-tool")
+                   parameters=[SERVER_TIMING], summary="Backend of the tool_search meta-tool")
     def post(self, request: Request) -> Response:
         serializer = ToolSearchRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -4,6 +4,7 @@ sees what serving added to the engine, request by request."""
 import uuid
 
 import pytest
+import yaml
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_catalog")]
 
@@ -38,3 +39,10 @@ def test_tool_search_answers_carry_it_too(route_client) -> None:
     response = route_client.post("/api/v1/tool-search", {"query": "read a file"}, format="json")
     assert response.status_code == 200, response.content
     assert set(_timings(response)) == {"model", "engine", "service"}
+
+
+def test_the_openapi_schema_documents_the_header(client) -> None:
+    schema = yaml.safe_load(client.get("/api/schema/").content)
+    for path in ("/api/v1/route", "/api/v1/tool-search"):
+        headers = schema["paths"][path]["post"]["responses"]["200"]["headers"]
+        assert "engine;dur" in headers["Server-Timing"]["description"]
