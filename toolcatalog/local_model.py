@@ -38,8 +38,9 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 VARIANTS = ("int8", "fp32")
 # CPU flags (as Linux lists them) of the int8 dot-product instructions ONNX Runtime's quantized
 # kernels use. Without them (AVX2 alone) the int8 model is the slower one: on an AVX2-only AMD
-# EPYC, seal-dev's requests with their needs took 80.8 ms p50 in int8 against 70.3 in fp32 on one
-# thread, and 42.7 against 37.1 on two; a short request 8.5 against 7.5 ms.
+# EPYC, the two alternating request by request, seal-dev's requests with their needs took 75.6 ms
+# p50 in int8 against 64.1 in fp32 on one thread and 42.7 against 36.2 on two; bfcl-dev's 13.9
+# against 13.7 on one thread.
 INT8_DOT_PRODUCT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json; the tokenizer.json itself says 128
 # Everything in the package that decides the vectors.
