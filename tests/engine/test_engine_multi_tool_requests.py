@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import RouteRequest, RoutingIndex, route
-from engine.needs import MAX_NEEDS, cover_order, split_needs
+from engine.needs import MAX_NEEDS, cover_order, joined_down_to, split_needs
 
 THREE_NEEDS = "Play some jazz from my playlist. Then send an email to Anna, and finally draw a chart of our sales."
 
@@ -23,9 +23,28 @@ def test_a_part_without_content_words_is_not_a_need() -> None:
     assert split_needs("Send the weekly report to Anna, and then?") == ["Send the weekly report to Anna, and then?"]
 
 
-def test_needs_are_capped() -> None:
+SEVEN_NEEDS = ("Play some jazz from my playlist. Then search the albums of that artist. Get information about "
+               "the artist. Also play the latest podcast episode. Then check the weather forecast for Paris. "
+               "Send an email to Anna about it. Finally draw a chart of our sales.")
+
+
+def test_needs_are_capped_and_no_part_is_lost() -> None:
     request = " ".join(f"Open ticket number {i} now." for i in range(MAX_NEEDS + 3))
-    assert len(split_needs(request)) == MAX_NEEDS
+    needs = split_needs(request)
+    assert len(needs) == MAX_NEEDS
+    assert all(f"ticket number {i} " in " ".join(needs) + " " for i in range(MAX_NEEDS + 3))
+
+
+def test_the_shortest_neighbours_are_joined_first() -> None:
+    parts = ["book a flight to Rome for two adults in business class", "thanks a lot", "pay the hotel bill now",
+             "and call the airline about the luggage"]
+    assert joined_down_to(parts, 3) == [parts[0], "thanks a lot. pay the hotel bill now", parts[3]]
+
+
+def test_a_long_request_is_offered_its_last_need(index: RoutingIndex, embed) -> None:
+    assert len(split_needs(SEVEN_NEEDS)) == MAX_NEEDS
+    result = route(index, RouteRequest(query=SEVEN_NEEDS, strategy="hybrid", limit=MAX_NEEDS + 1), embed_texts=embed)
+    assert "make_chart" in result.names
 
 
 def test_each_need_is_covered_before_any_gets_a_second_tool() -> None:
