@@ -63,6 +63,8 @@ def joined_down_to(parts: list[str], count: int) -> list[str]:
     are mostly details or courtesies that belong to a neighbour.
     """
     joined = list(parts)
+    if len(joined) <= count:
+        return joined  # most requests: no part to join, so no words to count again
     words = [len(tokenize(part)) for part in joined]
     while len(joined) > count:
         k = min(range(len(joined) - 1), key=lambda i: words[i] + words[i + 1])
