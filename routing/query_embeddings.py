@@ -95,15 +95,14 @@ class QueryEmbedder:
 
     def embed_many(self, texts: Sequence[str], clock: EmbeddingClock | None = None) -> np.ndarray:
         """Vectors of `texts`; `clock`, if given, adds where the time went."""
-        if clock is None:
-            return self._vectors(texts, None)
+        clock = clock if clock is not None else EmbeddingClock()
         started = time.perf_counter()
         try:
             return self._vectors(texts, clock)
         finally:
             clock.total_seconds += time.perf_counter() - started
 
-    def _vectors(self, texts: Sequence[str], clock: EmbeddingClock | None) -> np.ndarray:
+    def _vectors(self, texts: Sequence[str], clock: EmbeddingClock) -> np.ndarray:
         keys = [self._key(text) for text in texts]
         found = self._cache.get_many(keys)
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
@@ -116,8 +115,7 @@ class QueryEmbedder:
                 self.breaker.failed()
                 raise
             finally:
-                if clock is not None:
-                    clock.model_seconds += time.perf_counter() - started
+                clock.model_seconds += time.perf_counter() - started
             self.breaker.succeeded()
             fresh = {self._key(text): vector for text, vector in zip(missing, vectors, strict=True)}
             found.update(fresh)

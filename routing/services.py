@@ -4,13 +4,16 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from engine import (
+    EmbedTexts,
     Format,
     Mode,
     OpenAICategorySelector,
@@ -251,12 +254,15 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     )
     embed = query_embedder(provider)
     clock = EmbeddingClock()
+
+    def embed_texts(texts: Sequence[str]) -> np.ndarray:
+        return embed.embed_many(texts, clock)
+
     engine_started = time.perf_counter()
-    result = route(index, request, embed_texts=lambda texts: embed.embed_many(texts, clock),
-                   select_categories_llm=category_llm())
+    result = route(index, request, embed_texts=embed_texts, select_categories_llm=category_llm())
     fail_safe = None
     if not result.matches:
-        result, fail_safe = _never_empty(index, request, result, embed)
+        result, fail_safe = _never_empty(index, request, result, embed_texts)
     engine_ms = (time.perf_counter() - engine_started - clock.cache_seconds) * 1000
     answer = result.to_dict()
     if fail_safe is not None:
@@ -287,14 +293,14 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
 
 
 def _never_empty(index: RoutingIndex, request: RouteRequest, empty: RouteResult,
-                 embed: Any) -> tuple[RouteResult, dict[str, Any]]:
+                 embed_texts: EmbedTexts) -> tuple[RouteResult, dict[str, Any]]:
     """An answer with no tool at all becomes tool_search plus the core tools the caller may see,
     with the reason (the agent can still search; it is never left with nothing)."""
     core = _core_names(index, request.allowed_tools)
     reason = "no tool matched the query" + (f" ({empty.strategy.reason})" if empty.strategy.reason else "")
     reason += f"; offering {TOOL_SEARCH_NAME}" + (" and the core tools" if core else "") + " instead"
     result = route(index, replace(request, query="", required=tuple((n, "fail_safe") for n in core),
-                                  include_core=False), embed_texts=embed.embed_many)
+                                  include_core=False), embed_texts=embed_texts)
     result.strategy = replace(empty.strategy, fallback=True, reason=reason)
     return result, {"reason": reason, "added": [TOOL_SEARCH_NAME, *core]}
 
