@@ -57,6 +57,27 @@ def test_each_need_is_covered_before_any_gets_a_second_tool() -> None:
     assert order[0] == 0  # the whole request's best tool leads
 
 
+# Tool 0 suits the whole request, tool 1 is its runner-up and no need's; tools 2 and 3 are the first
+# need's (a part that names two tools), 4 and 5 the other needs' best.
+WHOLE = np.array([0.95, 0.8, 0.5, 0.5, 0.4, 0.4])
+FIRST_NEED = np.array([0.1, 0.1, 0.9, 0.85, 0.1, 0.1])
+SECOND_NEED = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.1])
+THIRD_NEED = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.9])
+
+
+def test_a_task_list_covers_its_needs_again_once_each_is_covered() -> None:
+    order = cover_order(WHOLE, [FIRST_NEED, SECOND_NEED, THIRD_NEED], np.ones(6, dtype=bool), count=6)
+    assert set(order[:4]) == {0, 2, 4, 5}
+    assert order[4] == 3  # the first need's runner-up before the whole request's
+
+
+def test_two_parts_are_followed_by_the_whole_request_once_covered() -> None:
+    # "Find the forecast for Paris. For temperature use Celsius?": the detail's runners-up take no place.
+    order = cover_order(WHOLE, [FIRST_NEED, SECOND_NEED], np.ones(6, dtype=bool), count=6)
+    assert set(order[:3]) == {0, 2, 4}
+    assert list(order[3:]) == [1, 3, 5]
+
+
 def test_tools_outside_the_pool_are_never_picked() -> None:
     whole = np.array([0.9, 0.8, 0.7])
     need = np.array([0.95, 0.1, 0.6])
