@@ -61,7 +61,7 @@ FIELD_WEIGHTS: dict[str, float] = {
 EMPTY_FIELD = "\x00empty"
 
 _WORD = re.compile(r"\w+(?:[.'\-]\w+)*", re.UNICODE)
-_STOPWORDS = frozenset(STOPWORDS_EN) | {"please", "could", "would", "want", "like", "need"}
+STOPWORDS = frozenset(STOPWORDS_EN) | {"please", "could", "would", "want", "like", "need"}
 
 
 def _load_stemmer() -> Callable[[list[str]], list[str]]:
@@ -95,7 +95,7 @@ def tokenize(text: str) -> list[str]:
 def _word_tokens(raw: str) -> tuple[str, ...]:
     """Tokens of one raw word, cached: catalogs repeat their words, and building
     a 100k-tool index is dominated by this step without the cache."""
-    words = [w for w in split_identifier(raw) if w and w not in _STOPWORDS]
+    words = [w for w in split_identifier(raw) if w and w not in STOPWORDS]
     return tuple(_stem_words(words)) if words else ()
 
 

@@ -24,20 +24,25 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from .lexical import tokenize
+from .lexical import STOPWORDS
 
-# Sentence ends followed by what starts a sentence; sequence words that start a new need.
+# Sentence ends followed by what starts a sentence; sequence words that start a new need
+# ("next" only as "Next,": "next week" is a date, not a step).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _SEQUENCE_WORDS = re.compile(
     r"\s*[,;]?\s*\b(?:and then|then|after that|afterwards|and finally|finally|lastly|additionally|also|"
-    r"furthermore|moreover|as well as|next)\b[\s,:]*",
+    r"furthermore|moreover|as well as|next(?=\s*,))\b[\s,:]*",
     re.IGNORECASE,
 )
 _TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or)$", re.IGNORECASE)
-# A part needs this many content words (stop words out) to be a need of its own:
-# "and then?" is not one.
+# A part needs this many content words to be a need of its own: "and then?", "I am" and "Can
+# you help me with that?" are not one. BM25's short stop list keeps pronouns and auxiliaries
+# (they can tell tools apart); counting needs, NLTK's English list drops them too.
 MIN_NEED_WORDS = 2
+_NOT_CONTENT = frozenset(STOPWORDS_EN_PLUS) | STOPWORDS
+_WORD = re.compile(r"[a-z0-9]+")
 MAX_NEEDS = 6
 # In `cover_order`, the whole request weighs as much as this many needs: it keeps the tool
 # the request as a whole points at first, and decides among the needs' runners-up.
@@ -56,9 +61,14 @@ def split_needs(query: str) -> list[str]:
     for sentence in _SENTENCE_END.split((query or "").strip()):
         for clause in _SEQUENCE_WORDS.split(sentence):
             clause = _TRAILING_CONJUNCTION.sub("", clause.strip(" ,;."))
-            if len(tokenize(clause)) >= MIN_NEED_WORDS:
+            if content_words(clause) >= MIN_NEED_WORDS:
                 parts.append(clause)
     return joined_down_to(parts, MAX_NEEDS) if len(parts) > 1 else [query]
+
+
+def content_words(text: str) -> int:
+    """How many words of `text` are not stop words ("I'm" is two, both stop words)."""
+    return sum(1 for word in _WORD.findall(text.lower()) if word not in _NOT_CONTENT)
 
 
 def joined_down_to(parts: list[str], count: int) -> list[str]:
@@ -73,7 +83,7 @@ def joined_down_to(parts: list[str], count: int) -> list[str]:
     joined = list(parts)
     if len(joined) <= count:
         return joined  # most requests: no part to join, so no words to count again
-    words = [len(tokenize(part)) for part in joined]
+    words = [content_words(part) for part in joined]
     while len(joined) > count:
         k = min(range(len(joined) - 1), key=lambda i: words[i] + words[i + 1])
         joined[k:k + 2] = [f"{joined[k]}. {joined[k + 1]}"]

@@ -23,6 +23,19 @@ def test_a_part_without_content_words_is_not_a_need() -> None:
     assert split_needs("Send the weekly report to Anna, and then?") == ["Send the weekly report to Anna, and then?"]
 
 
+def test_pronouns_and_courtesies_are_not_needs() -> None:
+    for request in ("I want to learn how to code in Python. Can you help me with that?",
+                    "I am also interested in the renewable energy policies in China."):
+        assert split_needs(request) == [request]
+
+
+def test_next_starts_a_need_only_as_a_step() -> None:
+    dated = "Book a table for next Tuesday and get 50% off your next purchase."
+    assert split_needs(dated) == [dated]
+    assert split_needs("Find the weather in Paris for next week. Next, email the forecast to Anna.") == [
+        "Find the weather in Paris for next week", "email the forecast to Anna"]
+
+
 SEVEN_NEEDS = ("Play some jazz from my playlist. Then search the albums of that artist. Get information about "
                "the artist. Also play the latest podcast episode. Then check the weather forecast for Paris. "
                "Send an email to Anna about it. Finally draw a chart of our sales.")
