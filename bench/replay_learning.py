@@ -1,14 +1,17 @@
 """Replay logged traffic through the learning loop and measure what it buys on unseen requests.
 
     .venv/bin/python -m toolrouter.devservices -- .venv/bin/python bench/replay_learning.py \\
-        --data-dir ../shared/data            # every set under it (bfcl-dev, plugins-dev, seal-dev) + the demo catalog
+        --data-dir ../shared/data            # every set under it (bfcl-dev, plugins-dev, seal-dev), their
+                                             # curated splits and the demo catalog
     ... bench/replay_learning.py --data-dir ../shared/data/seal-dev          # one set
     ... bench/replay_learning.py --tiny                                      # the test suite's run
 
 A set is a folder with `catalog.json` (toolcatalog/v1) and `queries.jsonl` ({"query", "expected"}),
 or a toolcatalog/v1 file whose tools carry hypothetical queries (the demo catalog,
 toolcatalog/fixtures/demo_catalog.json): then those queries are the traffic and the catalog
-starts without them. For each set, on a throw-away database:
+starts without them. A set folder also gives its curated split, as bench/quality.py makes it
+(some single-tool requests become hypothetical queries of their tools, the rest are the
+traffic), except with --tiny. For each set, on a throw-away database:
 
 1. the catalog is imported and embedded (the import service, then `reembed` in-process);
 2. the traffic is split in two halves. "covered" (default): requests in a seeded random order go
@@ -73,20 +76,43 @@ def sets_under(path: Path, tiny: bool) -> list[ReplaySet]:
     if path.is_file():
         return [catalog_queries_set(path, tiny)]
     if (path / "catalog.json").exists():
-        return [folder_set(path, tiny)]
-    found = [folder_set(p, tiny) for p in sorted(path.iterdir()) if (p / "catalog.json").exists()]
-    if not found:
+        return folder_sets(path, tiny)
+    folders = [p for p in sorted(path.iterdir()) if (p / "catalog.json").exists()]
+    if not folders:
         raise SystemExit(f"no catalog.json under {path}")
-    return [*found, catalog_queries_set(DEMO_CATALOG, tiny)]
+    return [*(s for folder in folders for s in folder_sets(folder, tiny)), catalog_queries_set(DEMO_CATALOG, tiny)]
+
+
+def folder_sets(path: Path, tiny: bool) -> list[ReplaySet]:
+    """The set as it is, and (not with --tiny) its curated split."""
+    curated = None if tiny else curated_set(path)
+    return [folder_set(path, tiny), *([curated] if curated else [])]
 
 
 def folder_set(path: Path, tiny: bool) -> ReplaySet:
     document = json.loads((path / "catalog.json").read_text())
-    traffic = [json.loads(line) for line in (path / "queries.jsonl").read_text().splitlines() if line.strip()]
-    traffic = [{"query": t["query"], "expected": list(t["expected"])} for t in traffic if t.get("expected")]
+    traffic = read_traffic(path)
     if tiny:
         traffic = traffic[:TINY_QUERIES]
     return ReplaySet(path.name, document, traffic)
+
+
+def curated_set(path: Path) -> ReplaySet | None:
+    """The set's curated split (bench/quality.py's): some requests are the catalog's hypothetical
+    queries, the rest are the traffic; the issue's target names seal-dev's."""
+    from bench.quality import curated_split
+
+    split_off = curated_split(json.loads((path / "catalog.json").read_text()), read_traffic(path))
+    if split_off is None:
+        return None
+    document, asked, note = split_off
+    name = f"{path.name}, curated split"
+    return ReplaySet(name, document, asked, [f"{name}: {note}; the asked requests are the traffic"])
+
+
+def read_traffic(path: Path) -> list[dict]:
+    traffic = [json.loads(line) for line in (path / "queries.jsonl").read_text().splitlines() if line.strip()]
+    return [{"query": t["query"], "expected": list(t["expected"])} for t in traffic if t.get("expected")]
 
 
 def catalog_queries_set(path: Path, tiny: bool) -> ReplaySet:
@@ -287,7 +313,6 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="CI mode: a few requests per set")
     args = parser.parse_args()
     paths = args.data_dir or [TINY_DATA_DIR if args.tiny else ROOT.parent / "shared" / "data"]
-    sets = [s for path in paths for s in sets_under(path.resolve(), args.tiny)]
     table = Table(f"Learning from traffic: recall@{K} on the measured half, before and after accepting the "
                   "suggestions", COLUMNS)
     # The tiny run (the test suite's) never drops the database of a full run going on beside it.
@@ -295,7 +320,7 @@ def main() -> None:
         from django.conf import settings
 
         settings.USAGE_QUERY_STORAGE = "store"  # learning needs the text (the default)
-        for data in sets:
+        for data in (s for path in paths for s in sets_under(path.resolve(), args.tiny)):
             run_set(data, args.split, args.seed, table)
     table.notes.append(f"{args.split} split, seed {args.seed}; suggestion thresholds as configured: "
                        "see usage/suggestions.py")
