@@ -1,6 +1,7 @@
 """Strict request fields for every endpoint: unknown fields, wrong types and out-of-range values are 400s."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from rest_framework import serializers
@@ -10,6 +11,14 @@ from shared.fields import unknown_field_errors
 
 class StrictSerializer(serializers.Serializer):
     """Rejects fields it does not know, so a typo ("limt") is an error, not a silent default."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # DRF deep-copies every declared field for each request: 0.3 ms of the route request's
+        # 0.4 ms validation. A field here keeps nothing of its own but what bind() sets on it,
+        # so one copy per field is enough; a nested serializer still gets the deep copy. The copies
+        # share their defaults: a list or dict default is given as a factory (`default=list`).
+        return {name: copy.deepcopy(field) if isinstance(field, serializers.BaseSerializer) else copy.copy(field)
+                for name, field in self._declared_fields.items()}
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, dict):
