@@ -42,7 +42,7 @@ _TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or)$", re.IGNORECASE)
 # (they can tell tools apart); counting needs, NLTK's English list drops them too.
 MIN_NEED_WORDS = 2
 _NOT_CONTENT = frozenset(STOPWORDS_EN_PLUS) | STOPWORDS
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; "I'm" is two words
 MAX_NEEDS = 6
 # In `cover_order`, the whole request weighs as much as this many needs: it keeps the tool
 # the request as a whole points at first, and decides among the needs' runners-up.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import RouteRequest, RoutingIndex, route
-from engine.needs import MAX_NEEDS, cover_order, joined_down_to, split_needs
+from engine.needs import MAX_NEEDS, content_words, cover_order, joined_down_to, split_needs
 
 THREE_NEEDS = "Play some jazz from my playlist. Then send an email to Anna, and finally draw a chart of our sales."
 
@@ -27,6 +27,12 @@ def test_pronouns_and_courtesies_are_not_needs() -> None:
     for request in ("I want to learn how to code in Python. Can you help me with that?",
                     "I am also interested in the renewable energy policies in China."):
         assert split_needs(request) == [request]
+
+
+def test_words_of_any_script_are_content_words() -> None:
+    assert split_needs("Translate «Доброе утро». Then email it to Anna.") == [
+        "Translate «Доброе утро»", "email it to Anna"]
+    assert content_words("Καλημέρα κόσμε") == 2 and content_words("I'm") == 0
 
 
 def test_next_starts_a_need_only_as_a_step() -> None:
