@@ -13,7 +13,7 @@ class StrictSerializer(serializers.Serializer):
     """Rejects fields it does not know, so a typo ("limt") is an error, not a silent default."""
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        # DRF deep-copies every declared field for each request: 0.3 ms of the route request's
+        # DRF deep-copies every declared field for each request: 0.25 ms of the route request's
         # 0.4 ms validation. A field here keeps nothing of its own but what bind() sets on it,
         # so one copy per field is enough; a nested serializer still gets the deep copy. The copies
         # share their defaults: a list or dict default is given as a factory (`default=list`).
