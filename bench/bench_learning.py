@@ -3,7 +3,7 @@
     .venv/bin/python -m toolrouter.devservices -- .venv/bin/python bench/bench_learning.py [--rows 1000000]
 
 The demo catalog is imported and embedded; bench/bench_usage.py's generator writes --rows logged
-requests over 30 days (5 % with feedback: the top tool used, a tenth also missing a tool) and the
+requests over 30 days (5 % with feedback: the top tool used, each also missing a tool) and the
 daily rollups are built. Then, timed: the suggestion refresh and the catalog doctor's check (the
 background jobs the pages read), and the renders of /admin/suggestions/, /admin/catalog-doctor/ and
 the dashboard with its learning-loop card (median of 5, through the Django test client, logged in

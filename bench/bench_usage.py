@@ -6,8 +6,8 @@
     measured in the same run (the buffer goes to a Redis database of its own, db 13).
 (b) Generates a log of --rows requests with one INSERT ... SELECT FROM generate_series, spread
     evenly over 30 days, tools drawn from the demo catalog with a skewed (Zipf-like) choice,
-    plus feedback for 5 % of them (their top tool used; a tenth also missing a tool; an eighth read
-    by the proxy); builds the daily rollups; then times the dashboard render
+    plus feedback for 5 % of them (their top tool used, each also missing a tool, the hard case
+    for the learning pages; half of them read by the proxy); builds the daily rollups; then times the dashboard render
     for 24 h, 7 d and 30 d through the Django test client logged in as staff.
 The database `toolrouter_bench` is created for the run and dropped afterwards.
 """

@@ -1,7 +1,7 @@
 """Deterministic catalogs of 100 to 100,000 tools, made from bfcl-dev and the demo catalog.
 
 The real tools (870 bfcl-dev + 96 enabled demo tools, less the few names in both) are put in a fixed pseudo-random order
-(by a hash of the name), so even the 100-tool catalog mixes both sources. Past 967 tools, each further
+(by a hash of the name), so even the 100-tool catalog mixes both sources. Past 963 tools, each further
 round repeats them under a new name (`<name>_<round>`) with a phrase appended to the
 description, as `bench/bench_embedding.py` does, so every text differs. Demo tools keep their
 categories (the catalog always has the demo's 17 categories); only the first round keeps the

@@ -101,5 +101,7 @@ class Embedder:
         return self.provider.embed_queries(list(texts))
 
     def describe(self) -> str:
-        return (f"all-MiniLM-L6-v2 in ONNX Runtime: fp32 for stored texts, {self.provider.query_variant} for queries "
-                f"({self.provider.threads or 'all'} threads)")
+        stored = self.provider.catalog_variant
+        runtime = "torch" if stored == "bf16" else "ONNX Runtime"
+        return (f"all-MiniLM-L6-v2: {stored} in {runtime} for stored texts, {self.provider.query_variant} in ONNX "
+                f"Runtime for queries ({self.provider.threads or 'all'} threads)")

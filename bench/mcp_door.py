@@ -3,8 +3,8 @@
     .venv/bin/python -m toolrouter.devservices -- .venv/bin/python bench/mcp_door.py [--requests 300] [--tiny]
 
 On a throw-away database (`toolrouter_bench_mcp`, Redis db 10) the demo catalog is imported and
-embedded with the local model; gunicorn (one sync worker, production settings, one torch thread
-as docker-compose sets it) serves it. One
+embedded with the local model; gunicorn (one sync worker, production settings, one ONNX thread
+as docker-compose sets it: `bench/server.py`) serves it. One
 client, back to back, over keep-alive connections on both sides:
 - MCP: the official SDK client (`mcp.client.streamable_http`) in one session calls `tool_search`
   with each query (the whole `tools/call` round trip: JSON-RPC, session check, routing, the
@@ -90,7 +90,6 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # one line per request would print 1,200 lines
     count = 30 if args.tiny else args.requests
-    os.environ.setdefault("EMBEDDING_TORCH_THREADS", "1")  # as docker-compose runs the web workers
     warm = 20
     with throwaway_services("toolrouter_bench_mcp", redis_db="10"):
         from django.core.management import call_command

@@ -7,8 +7,8 @@
 
 Rows go in with `bulk_create` (no signals: `import_catalog` costs ~9 ms per tool), with the
 vectors of `bench/catalogs.py` already marked `ready` and their real text hashes, so a worker
-finds nothing to re-embed. The throw-away database drops the HNSW indexes first: routing never
-uses them (the engine keeps its own matrix) and they made a 100k-row load take many minutes.
+finds nothing to re-embed. The schema has no vector indexes (toolcatalog migration 0006): routing
+never used them (the engine keeps its own matrix) and they made a 100k-row load take many minutes.
 """
 from __future__ import annotations
 
@@ -31,16 +31,13 @@ BATCH = 2_000
 
 def load_catalog(document: dict[str, Any], vectors, model_id: str) -> float:
     """Insert `document` with its vectors; returns the seconds it took. Django must be set up."""
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from engine import category_embedding_text, text_hash
     from toolcatalog import services
     from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
 
     started = time.perf_counter()
-    with connection.cursor() as cursor:
-        for index in ("tool_embedding_hnsw", "query_embedding_hnsw", "category_embedding_hnsw"):
-            cursor.execute(f"DROP INDEX IF EXISTS {index}")
     ready = {"embedding_model": model_id, "embedding_status": EmbeddingStatus.READY}
     with transaction.atomic():
         categories = {}

@@ -29,7 +29,7 @@ class CategoryTree:
         return tuple(reversed(chain))
 
     def path(self, name: str | None) -> tuple[str, ...]:
-        """Root-to-leaf names; () for None or an unknown category."""
+        """Root-to-leaf names; () for None, (name,) for a category not in the tree."""
         if not name:
             return ()
         return self._paths.get(name, (name,))

@@ -35,7 +35,7 @@ from .types import CategoryEntry, ToolEntry
 
 log = logging.getLogger(__name__)
 
-# BM25 constants and field weights, tuned on bfcl-dev by bench/calibrate_auto.py
+# BM25 constants and field weights, tuned on bfcl-dev by bench/calibrate_auto.py (removed in 84dc274)
 # (grid k1 in {0.9,1.2,1.5,2.0} x b in {0.4,0.5,0.75}, name in {0.5..2},
 # params in {0..0.5}): k1=0.9, b=0.4, name 0.5 / description 1 / parameter
 # names 0.5 / parameter descriptions 0.5 gave hybrid recall@5 0.937 vs 0.929
@@ -129,7 +129,7 @@ class LexicalScores:
     """BM25 of one query over all tools, plus what the confidence gate needs."""
 
     raw: np.ndarray  # float32, one per tool (index order)
-    ideal: float  # what a tool matching every known query word once would score
+    ideal: float  # BM25's ceiling: each known query word's best-field idf, summed
     known_terms: int  # query words present in the catalog vocabulary
 
     def normalised(self) -> np.ndarray:
@@ -209,7 +209,7 @@ class FieldedBM25:
             rows.append(to_global[counts.indices])
             cols.append(np.repeat(np.arange(n_docs), np.diff(counts.indptr)))
             data.append(scores * weight)
-            # the field's idf (what a once-matched term in an average-length document scores), zero
+            # the field's weighted idf (what a term scores as its count grows: BM25's ceiling), zero
             # for the empty-field token; `term_idf` keeps the best field's per term
             live_df = df[live].astype(np.float64)
             idf = np.log(1.0 + (n_docs - live_df + 0.5) / (live_df + 0.5)) * weight

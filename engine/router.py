@@ -1,6 +1,6 @@
 """`route`: one request in, the few tools it needs out.
 
-Reading order for a newcomer: `route` (the whole flow in ~30 lines), then the
+Reading order for a newcomer: `route` (the whole flow in ~20 lines), then the
 `_rank_*` functions (one per strategy, each returning a `_Ranking` over all
 tools on the 0-1 scale of `scoring.py`), then `_select` (top-k / threshold /
 related / core), then `_assemble` (definitions, guidance, tokens).
@@ -50,10 +50,10 @@ log = logging.getLogger(__name__)
 EmbedTexts = Callable[[Sequence[str]], np.ndarray]
 SelectCategories = Callable[[str, Sequence[CategoryEntry]], list[str]]
 
-# Hierarchical chain, embedding step: a category qualifies when its score (best
-# of its own vector's cosine and its own tools' best cosine) is at least
-# CATEGORY_MIN_SIMILARITY and within CATEGORY_SPAN_MARGIN of the best one; at
-# most MAX_CATEGORIES are kept, so a query spanning two domains gets both.
+# Hierarchical chain, embedding step: a category's score is the best of its own
+# vector's cosine and its own tools' best cosine. When the best category scores at
+# least CATEGORY_MIN_SIMILARITY, every category within CATEGORY_SPAN_MARGIN of it
+# qualifies, at most MAX_CATEGORIES, so a query spanning two domains gets both.
 CATEGORY_MIN_SIMILARITY = 0.2
 CATEGORY_SPAN_MARGIN = 0.05
 MAX_CATEGORIES = 3
@@ -243,7 +243,7 @@ def _rank_hybrid(ctx: _Context, _llm: SelectCategories | None = None, *, request
 
 
 def _rank_auto(ctx: _Context, _llm: SelectCategories | None = None) -> _Ranking:
-    """BM25 first; embed only when the lexical evidence is conclusive enough for this catalog
+    """BM25 first; embed only when the lexical evidence is not conclusive enough for this catalog
     (its calibration measured BM25 alone as good as hybrid above this confidence)."""
     confidence = _lexical_confidence(ctx, ctx.candidates)
     gate = ctx.index.params.fast_path_confidence

@@ -2,9 +2,10 @@
 
 The 0-1 scale every strategy reports (and threshold mode compares against):
 
-* bm25:    lexical = raw BM25 / ideal, clipped to 1, where ideal is what a tool
-           matching every catalog-known query word once in its best field would
-           score (`lexical.LexicalScores`). 1 means "all the words, strongly".
+* bm25:    lexical = raw BM25 / ideal, clipped to 1, where ideal is BM25's ceiling
+           for the query: the sum of each catalog-known query word's idf in its
+           best field, what a tool would score if every word saturated that field
+           (`lexical.LexicalScores`). 1 means "all the words, strongly".
 * vector:  semantic = cosine clipped at 0 (to the tool's vector, its hypothetical
            queries folded in: `vectors.fold_queries`).
 * hybrid:  (semantic + W * lexical_rel) / (1 + W), where lexical_rel is the raw
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Logistic gate, fitted by bench/calibrate_auto.py on bfcl-dev (605 queries,
-# label = BM25 top-1 right): coefficients for [1, coverage, margin2, margin5].
+# Logistic gate, fitted on bfcl-dev (605 queries, label = BM25 top-1 right) by
+# bench/calibrate_auto.py, removed in 84dc274 when per-catalog calibration (which
+# picks the gate's bar) replaced it: coefficients for [1, coverage, margin2, margin5].
 # The margin over the runner-up carries almost all the signal; coverage little.
 GATE_COEFFICIENTS = (-2.131, 0.127, 6.270, 3.273)
 
@@ -81,14 +83,3 @@ def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float) -> np.nda
     rel = lexical_raw / best if best > 0 else np.zeros_like(lexical_raw)
     fused: np.ndarray = (np.clip(semantic, 0.0, 1.0) + weight * rel) / (1.0 + weight)
     return fused
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iterations: int = 50) -> np.ndarray:
-    """Newton-Raphson logistic regression; bench/calibrate_auto.py fitted GATE_COEFFICIENTS with it."""
-    w = np.zeros(x.shape[1])
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-x @ w))
-        grad = x.T @ (p - y) + l2 * w
-        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
-        w -= np.linalg.solve(hess, grad)
-    return w

@@ -83,9 +83,9 @@ class FilterOptions:
     mode: str = "top_k"
     limit: int | None = None  # None: 5 in top_k, every tool in threshold mode (seed 004)
     threshold: float | None = None
-    # Hybrid (BM25 + vector fusion) by default rather than the route endpoint's `auto`: the
-    # tools are embedded anyway, and the vector side gives every tool a score, so TOP_K sends
-    # K tools as seed 004 promises (auto's BM25 fast path keeps only tools with a word in common).
+    # Hybrid (BM25 + vector fusion) by default: the tools are embedded anyway, and the vector
+    # side gives every tool a score, so TOP_K sends K tools as seed 004 promises. (`auto` ranks
+    # the same here: a tool list sent with the request has no calibration, so no fast path.)
     strategy: str = "hybrid"
     query_path: str = DEFAULT_QUERY_PATH
     tools_path: str = DEFAULT_TOOLS_PATH

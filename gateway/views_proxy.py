@@ -2,7 +2,8 @@
 
 Our key travels in `X-Toolrouter-Key` (then the client's own `Authorization` or
 `x-api-key` goes upstream untouched), or as the client's usual credential
-(`Authorization: Bearer` / `x-api-key`; then PROXY_UPSTREAM_API_KEY is sent upstream).
+(`Authorization: Bearer` / `x-api-key`; then the operator's key is sent upstream:
+PROXY_UPSTREAM_API_KEY, or PROXY_ANTHROPIC_UPSTREAM_API_KEY for /v1/messages when it is set).
 So a client that only changes its base_url works once the operator configures the
 upstream key. Filter options come as `X-Toolrouter-*` headers; the query string goes upstream.
 """

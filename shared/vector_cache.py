@@ -1,7 +1,7 @@
 """One two-level cache for embedding vectors: this process's memory (an LRU), then Redis.
 
 Used by the route's query embeddings (`routing.query_embeddings`) and the filter gateway's
-tool vectors (`gateway.filter`). A vector is keyed by a hash of the model and the text, so
+tool vectors (`gateway.filtering`). A vector is keyed by a hash of the model and the text, so
 another process (or a restart) finds it in Redis. Without Redis the memory level still
 works and the caller asks the provider for the rest: a missing cache never fails a request.
 """

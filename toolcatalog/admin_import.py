@@ -34,7 +34,8 @@ class ImportForm(forms.Form):
     category = forms.ModelChoiceField(queryset=Category.objects.all(), required=False, to_field_name="name",
                                       empty_label="(none: keep the document's)",
                                       help_text="For the tools the document leaves without a category "
-                                                "(OpenAI, Anthropic and OpenAPI documents have none).")
+                                                "(OpenAI and Anthropic documents have none, nor have untagged "
+                                                "OpenAPI operations).")
     # A file uploaded for a preview travels on here, so "Import" needs no second upload.
     uploaded_text = forms.CharField(required=False, widget=forms.HiddenInput)
     uploaded_name = forms.CharField(required=False, max_length=255, widget=forms.HiddenInput)

@@ -1,6 +1,6 @@
 """The dashboard's learning-loop card: its data (learning_selectors.learning_loop) and its small chart.
 
-Kept apart from dashboard.py so the dashboard only adds `**learning_card.context(range)` to its
+Kept apart from dashboard.py so the dashboard only adds `**learning_card.context(range, curation)` to its
 context and includes `dashboard/_learning_loop.html`.
 """
 from __future__ import annotations

@@ -81,7 +81,8 @@ class RequestRecord:
 # --- recording ---------------------------------------------------------------------------------
 
 def strategy_class(strategy: str, fallback: bool) -> str:
-    """The engine's names vary ("bm25", "auto:fast", "auto:hybrid", "hierarchical:llm"...)."""
+    """The dashboard's class of a logged strategy: the engine's `used` (bm25, vector, hybrid,
+    hierarchical, none) or a gateway's (`passthrough:<reason>`, `deferred`); any fallback is one."""
     name = (strategy or "").lower()
     if fallback:
         return StrategyClass.FALLBACK

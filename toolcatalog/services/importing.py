@@ -129,7 +129,7 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
     back as the catalog's names (`files.read_file`), so re-importing an export updates the same
     tools. The converter's rejections (entries it could not read) come first, then the
     service's (entries the catalog refused). `category` goes to every tool the document leaves
-    without one (OpenAI, Anthropic and OpenAPI documents have no categories). Raises
+    without one (OpenAI and Anthropic documents have no categories, nor have untagged OpenAPI operations). Raises
     CatalogImportError when the document as a whole is not what it claims to be or names a
     category that does not exist, ImportLimitError when it needs more work than the
     IMPORT_MAX_* limits allow; nothing is imported then.
