@@ -47,7 +47,7 @@ def test_a_bound_key_asking_outside_still_gets_the_search_tool() -> None:
     assert answer["tools"] == ["tool_search"] and answer["matches"] == []
 
 
-def test_pinned_tools_of_the_key_and_of_the_toolset_always_load() -> None:
+def test_a_requested_toolset_sends_its_own_pin_and_not_the_keys() -> None:
     toolset = Toolset.objects.create(name="with-pins")
     toolset.pinned_tools.add(Tool.objects.get(name="get_weather_alerts"))
     client = api_client(["route"], name="pinned-agent")

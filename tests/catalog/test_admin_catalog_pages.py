@@ -68,7 +68,8 @@ def test_invalid_schema_in_the_admin_form_is_shown_and_nothing_saved(admin_clien
     assert not Tool.objects.exists()
 
 
-def test_markup_in_a_tool_name_is_shown_as_text(admin_client_logged_in) -> None:
-    Tool.objects.create(name="x", description="<script>alert(1)</script>")
-    response = admin_client_logged_in.get("/admin/toolcatalog/tool/", {"q": "alert"})
+def test_markup_in_a_tool_description_is_shown_as_text(admin_client_logged_in) -> None:
+    tool = Tool.objects.create(name="x", description="<script>alert(1)</script>")
+    response = admin_client_logged_in.get(f"/admin/toolcatalog/tool/{tool.pk}/change/")
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in response.content
     assert b"<script>alert(1)</script>" not in response.content

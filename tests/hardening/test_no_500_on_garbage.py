@@ -2,12 +2,16 @@
 integers past Python's 4,300-digit limit, non-finite numbers, JSONPaths the library cannot evaluate."""
 from __future__ import annotations
 
+import json
+from urllib.parse import quote
+
 import pytest
 from rest_framework.test import APIClient
 
 from tests.gateway.requests_shapes import openai_body, post_filter
 from tests.support.catalog import api_client
 from toolcatalog.models import Tool
+from usage import services as usage
 from usage.models import RequestLog
 
 pytestmark = pytest.mark.django_db
@@ -72,25 +76,31 @@ def test_the_admin_import_page_shows_a_friendly_error_for_deep_and_big_integer_i
     assert not Tool.objects.exists()
 
 
-@pytest.mark.parametrize("options", [
-    "tools_path=$.tools.`sorted`",
-    "query_path=$." + ".".join(["messages"] * 1000),
-    "query_path=$." + ".".join(["a"] * 200),
-    "tools_path=$.messages[?(@.role > 3)]",
-    "query_path=$.messages.`split(a, b, c)`",
-    "tools_path=$.tools[*]",
-    "tools_path=$.tools.`len`",
+@pytest.mark.parametrize("options, error", [
+    ("tools_path=$.tools.`sorted`", "invalid_jsonpath"),
+    ("query_path=$." + ".".join(["messages"] * 1000), "invalid_jsonpath"),
+    ("query_path=$.messages.`split(a, b, c)`", "invalid_jsonpath"),
+    ("tools_path=$.tools[*]", "invalid_tools"),
+    ("tools_path=$.tools.`len`", "invalid_tools"),
 ])
-def test_jsonpaths_the_library_cannot_evaluate_are_a_400(client, options) -> None:
+def test_jsonpaths_the_library_cannot_evaluate_are_a_400(client, options, error) -> None:
     name, _, path = options.partition("=")
-    from urllib.parse import quote
+    response = post_filter(client, openai_body("weather in Paris"), f"{name}={quote(path)}")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == error
 
+
+@pytest.mark.parametrize("options, reason", [
+    ("query_path=$." + ".".join(["a"] * 200), "no-query"),
+    ("tools_path=$.messages[?(@.role > 3)]", "no-tools"),  # a string compared with a number matches nothing
+])
+def test_jsonpaths_that_find_nothing_pass_the_body_through(client, options, reason) -> None:
+    name, _, path = options.partition("=")
     body = openai_body("weather in Paris")
-    body["tools"].append({"type": "function", "function": {"name": "z_tool", "description": "zzz"}})
     response = post_filter(client, body, f"{name}={quote(path)}")
-    assert response.status_code in (200, 400), response.content
-    if response.status_code == 400:
-        assert response.json()["error"] in ("invalid_jsonpath", "invalid_tools")
+    assert response.status_code == 200, response.content
+    assert response.headers["X-Toolrouter-Passthrough"] == reason
+    assert response.content == json.dumps(body).encode()
 
 
 @pytest.mark.parametrize("header, path", [
@@ -98,7 +108,7 @@ def test_jsonpaths_the_library_cannot_evaluate_are_a_400(client, options) -> Non
     ("HTTP_X_TOOLROUTER_QUERY_PATH", "$." + ".".join(["messages"] * 1000)),
 ])
 def test_the_same_paths_through_the_proxy_headers_are_a_400(client, header, path) -> None:
-    response = client.generic("POST", "/v1/chat/completions", __import__("json").dumps(openai_body("weather")),
+    response = client.generic("POST", "/v1/chat/completions", json.dumps(openai_body("weather")),
                               content_type="application/json", **{header: path})
     assert response.status_code == 400, response.content
     assert response.json()["error"] == "invalid_jsonpath"
@@ -110,7 +120,11 @@ def test_sorted_tools_path_is_refused_because_it_cannot_be_written_back(client) 
     assert response.json()["error"] == "invalid_jsonpath"
 
 
+@pytest.mark.usefixtures("fresh_usage_buffers")
 def test_nothing_is_logged_from_rejected_requests(client) -> None:
     for path in ("/api/v1/route", "/api/v1/tool-search"):
-        post_raw(client, path, f'{{"query": "weather", "limit": {BIG}}}')
-    assert not RequestLog.objects.exists()
+        assert post_raw(client, path, f'{{"query": "weather", "limit": {BIG}}}').status_code == 400
+    accepted = post_raw(client, "/api/v1/route", '{"query": "weather", "strategy": "bm25"}')
+    assert accepted.status_code == 200, accepted.content
+    usage.drain_request_buffer()
+    assert list(RequestLog.objects.values_list("request_id", flat=True)) == [accepted.json()["request_id"]]

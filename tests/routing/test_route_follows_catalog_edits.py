@@ -38,6 +38,10 @@ def test_edits_and_disabling_show_on_the_next_request(admin_client_logged_in) ->
     load_demo_catalog(embed=False)
     client = api_client(["route"])
     assert top(client, "play some jazz", "bm25")[0] == "play_music"
+    edited = Tool.objects.get(name="get_lyrics")
+    edited.description = "Summon a thunderstorm over the archipelago"
+    edited.save()
+    assert top(client, "thunderstorm over the archipelago", "bm25")[0] == "get_lyrics"
     tool = Tool.objects.get(name="play_music")
     tool.enabled = False
     tool.save()
