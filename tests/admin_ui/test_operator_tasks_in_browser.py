@@ -64,8 +64,8 @@ def test_add_a_tool_with_a_new_category_and_queries_wait_for_ready_and_find_it(l
         popup.fill("#id_name", "units")
         popup.fill("#id_description", "Converting units of measure")
         popup.fill("#id_workflow_hint", "**Units workflow**\n1. Convert\n2. Round to two decimals")
-        popup.click("input[name=_save]")
-        popup.wait_for_event("close")
+        with popup.expect_event("close"):  # listening before the click: the popup may close before it returns
+            popup.click("input[name=_save]")
         expect(page.locator("#id_category option:checked")).to_have_text("units")
 
         parameters = page.locator("textarea.parameters-editor")
