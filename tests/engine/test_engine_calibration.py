@@ -16,10 +16,7 @@ from engine import (
     route,
 )
 from engine.calibration import MIN_EVIDENCE
-
-WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "iris", "jade",
-         "kelp", "lagoon", "marble", "nectar", "onyx", "pebble", "quartz", "reef", "sierra", "tundra",
-         "umber", "violet", "willow", "xenon", "yarrow", "zephyr", "acorn", "birch", "cedar", "delta"]
+from tests.support.calibration import WORDS
 
 
 def lexical_catalog(seed: int = 7) -> CatalogSnapshot:

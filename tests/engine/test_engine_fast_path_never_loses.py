@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine import CatalogSnapshot, ToolEntry, calibrate
+from tests.support.calibration import WORDS
 
-WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "iris", "jade",
-         "kelp", "lagoon", "marble", "nectar", "onyx", "pebble", "quartz", "reef", "sierra", "tundra",
-         "umber", "violet", "willow", "xenon", "yarrow", "zephyr", "acorn", "birch", "cedar", "delta"]
 QUERIES_PER_TOOL = 7  # 210 evidence queries: one lost request is 0.0048 of recall@5
 
 
