@@ -21,14 +21,11 @@ from engine import (
     CategoryEntry,
     ToolEntry,
     category_embedding_text,
-    hashed_name,
-    sanitize_name,
     split_identifier,
     tool_embedding_text,
 )
-from toolcatalog.interchange import V1, Rejection, parse_catalog
+from toolcatalog.interchange import parse_catalog
 from toolcatalog.interchange.loading import load_document
-from toolcatalog.interchange.model import EntryError, check_parameters, clean_name
 
 K_VALUES = (1, 3, 5, 10)
 # bm25s sets its own logger to DEBUG when imported, after Django's logging settings are applied:
@@ -81,18 +78,22 @@ class QueryOutcome:
 
 
 def summarise(outcomes: Iterable[QueryOutcome]) -> dict[str, Any]:
+    """The figures `evaluate` prints. A query with no expected tool is routed and timed but not
+    scored: it has no recall to measure, and counting it as 0 would lower every figure."""
     outcomes = list(outcomes)
-    n = len(outcomes) or 1
-    summary: dict[str, Any] = {"queries": len(outcomes)}
+    scored = [o for o in outcomes if o.expected]
+    n = len(scored) or 1
+    summary: dict[str, Any] = {"queries": len(outcomes), "scored": len(scored)}
     for k in K_VALUES:
-        summary[f"recall@{k}"] = round(sum(recall_at(o.ranked, o.expected, k) for o in outcomes) / n, 4)
-    summary["mrr"] = round(sum(reciprocal_rank(o.ranked, o.expected) for o in outcomes) / n, 4)
-    summary["ndcg@10"] = round(sum(ndcg_at(o.ranked, o.expected, 10) for o in outcomes) / n, 4)
+        summary[f"recall@{k}"] = round(sum(recall_at(o.ranked, o.expected, k) for o in scored) / n, 4)
+    summary["mrr"] = round(sum(reciprocal_rank(o.ranked, o.expected) for o in scored) / n, 4)
+    summary["ndcg@10"] = round(sum(ndcg_at(o.ranked, o.expected, 10) for o in scored) / n, 4)
     latencies = [o.latency_ms for o in outcomes]
     summary["p50_ms"] = round(median(latencies), 3) if latencies else 0.0
     summary["p95_ms"] = round(percentile(latencies, 95), 3)
-    catalog = sum(o.tokens_catalog for o in outcomes) / n
-    selected = sum(o.tokens_selected for o in outcomes) / n
+    routed = len(outcomes) or 1
+    catalog = sum(o.tokens_catalog for o in outcomes) / routed
+    selected = sum(o.tokens_selected for o in outcomes) / routed
     summary["tokens"] = {
         "all_tools": round(catalog, 1),
         "selected_mean": round(selected, 1),
@@ -116,52 +117,21 @@ class EvaluationCatalog:
 
 def evaluation_catalog(data: str | bytes) -> EvaluationCatalog:
     """Read a catalog file for `evaluate` as the import reads it, except that a tool the import
-    would refuse only for its name or its parameter schema is still ranked: a name the catalog
-    cannot hold gets a hashed stand-in, a schema that is not valid JSON Schema is left out. A
-    benchmark's tool lost to its spelling (seal-dev has "requestFirst Aid Assistance"; BFCL's
-    raw schemas say "type": "dict") would otherwise count as a miss that no ranking caused.
-    Raises InterchangeError, as `parse_catalog`, when the file is not a catalog."""
-    loaded = load_document(data)
-    parsed = parse_catalog(loaded)
-    stand_ins: dict[str, str] = {}
-    notes: list[str] = []
-    refused = [r for r in parsed.rejected if r.kind == "tool"]
-    if parsed.format == V1 and refused:
-        loaded, stand_ins, notes = _kept_for_ranking(loaded, refused)
-        parsed = parse_catalog(loaded)
-    notes += [f"skipped {r}" for r in parsed.rejected] + parsed.warnings
-    names = {t["name"]: parsed.renamed.get(t["name"], t["name"]) for t in parsed.tools}
-    source_names = {name: stand_ins.get(given, given) for name, given in names.items()}
-    return EvaluationCatalog(parsed.to_document(), {n: s for n, s in source_names.items() if n != s}, notes)
+    would refuse only for its name, its parameter schema or an optional field is still ranked
+    (CatalogBuilder's `for_ranking`), in every format the import reads. Raises InterchangeError,
+    as `parse_catalog`, when the file is not a catalog."""
+    parsed = parse_catalog(load_document(data), for_ranking=True)
+    notes = [f"skipped {r}" for r in parsed.rejected] + parsed.warnings
+    disabled = [parsed.renamed.get(t["name"], t["name"]) for t in parsed.tools if not t["enabled"]]
+    if disabled:
+        notes.append(f"{len(disabled)} disabled tools are not ranked, as the route endpoint never offers them: "
+                     f"{first_names(disabled)}")
+    return EvaluationCatalog(parsed.to_document(), dict(parsed.renamed), notes)
 
 
-def _kept_for_ranking(document: dict[str, Any], refused: list[Rejection]
-                      ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
-    """`document` with each refused tool's name and schema made acceptable where that is what
-    refused it; the stand-in names (stand-in -> the file's name) and what was done."""
-    tools = list(document["tools"])
-    stand_ins: dict[str, str] = {}
-    notes: list[str] = []
-    for rejection in refused:
-        entry = tools[rejection.index]
-        if not isinstance(entry, dict):
-            continue
-        entry = dict(entry)
-        name = entry.get("name")
-        try:
-            clean_name(name)
-        except EntryError:
-            if isinstance(name, str) and name.strip():
-                entry["name"] = hashed_name(name, sanitize_name(name) or "tool")
-                stand_ins[entry["name"]] = name
-                notes.append(f"tool {name!r} ranked as {entry['name']!r} (the catalog cannot hold its name)")
-        try:
-            check_parameters(entry.get("parameters"))
-        except EntryError as exc:
-            entry.pop("parameters", None)
-            notes.append(f"tool {name!r} ranked without its parameters: {exc}")
-        tools[rejection.index] = entry
-    return {**document, "tools": tools}, stand_ins, notes
+def first_names(names: Sequence[str], shown: int = 5) -> str:
+    """A few of `names` for a note on stderr: "'a', 'b', ..."."""
+    return ", ".join(repr(n) for n in names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def complete_ranking(ranked: Sequence[str], names: Sequence[str], limit: int) -> list[str]:

@@ -121,11 +121,12 @@ def _tool_fields(server: McpServer, clashes: set[str]):
     return extract
 
 
-def parse_mcp(doc: Any, server_name: str | None = None, name_map: NameMap | None = None) -> ParsedCatalog:
+def parse_mcp(doc: Any, server_name: str | None = None, name_map: NameMap | None = None, *,
+              for_ranking: bool = False) -> ParsedCatalog:
     """Import MCP tool lists; see the module docstring for naming rules."""
     servers = mcp_servers(doc, server_name)
     clashes = _clashing_names(servers)
-    builder = CatalogBuilder(MCP, name_map)
+    builder = CatalogBuilder(MCP, name_map, for_ranking=for_ranking)
     index = 0
     for server in servers:
         if server.name:

@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
-from engine import CATALOG_NAME_MAX, NameMap, is_catalog_name, sanitize_name
+from engine import CATALOG_NAME_MAX, NameMap, hashed_name, is_catalog_name, sanitize_name
 
 from .errors import Rejection
 
@@ -176,11 +176,15 @@ class CatalogBuilder:
 
     Every importer feeds raw entries here; rejections and warnings are
     recorded instead of raised so that one bad entry never sinks the file.
+
+    ``for_ranking`` (``manage.py evaluate``) keeps a tool that the catalog
+    could not store but the engine can still rank: see :meth:`_built_for_ranking`.
     """
 
-    def __init__(self, source: str, name_map: NameMap | None = None) -> None:
+    def __init__(self, source: str, name_map: NameMap | None = None, *, for_ranking: bool = False) -> None:
         self.source = source
         self.name_map = name_map
+        self.for_ranking = for_ranking
         self.result = ParsedCatalog(format=source)
         self._tool_index: dict[str, int] = {}
         self._categories: dict[str, dict[str, Any]] = {}
@@ -213,18 +217,57 @@ class CatalogBuilder:
         try:
             tool = build_tool(raw, self.source)
         except EntryError as exc:
-            self.reject(index, raw.get("name"), str(exc))
-            return None
+            repaired = self._built_for_ranking(raw) if self.for_ranking else None
+            if repaired is None:
+                self.reject(index, raw.get("name"), str(exc))
+                return None
+            tool = repaired
+        given = raw["name"]  # a string: the tool was built
         if tool["name"] in self._tool_index:
             first = self._tool_index[tool["name"]]
-            self.reject(index, tool["name"], f"duplicate name (first used by entry #{first})")
-            return None
-        if tool["name"] != raw.get("name"):
-            self.warn(f"tool {raw.get('name')!r} renamed to {tool['name']!r} (illegal characters)")
-            self.result.renamed[tool["name"]] = raw["name"]
+            if not (self.for_ranking and given != self.result.renamed.get(tool["name"], tool["name"])):
+                self.reject(index, tool["name"], f"duplicate name (first used by entry #{first})")
+                return None
+            # Two names the file keeps apart ("Send Message", "Send_Message") became one.
+            self.warn(f"tool {given!r} ranked as {hashed_name(given, tool['name'])!r}: "
+                      f"as {tool['name']!r} it would clash with entry #{first}")
+            tool["name"] = hashed_name(given, tool["name"])
+        if tool["name"] != given:
+            if tool["name"] == sanitize_name(given):
+                self.warn(f"tool {given!r} renamed to {tool['name']!r} (illegal characters)")
+            self.result.renamed[tool["name"]] = given
         self._tool_index[tool["name"]] = index
         self.result.tools.append(tool)
         return tool
+
+    def _built_for_ranking(self, raw: dict[str, Any]) -> dict[str, Any] | None:
+        """The tool ``raw`` describes, with what the catalog refuses but ranking can do without
+        set aside: a name the catalog cannot hold gets a hashed stand-in (the file's name is
+        kept in ``renamed``), and an invalid parameter schema or an optional field of the wrong
+        type takes its default. A benchmark's tool lost to its spelling (seal-dev has
+        "requestFirst Aid Assistance"; BFCL's raw schemas say "type": "dict") would otherwise
+        count as a miss that no ranking caused. None when it has no name to rank it under."""
+        name = raw.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return None
+        fixed = dict(raw)
+        try:
+            clean_name(name)
+        except EntryError as exc:
+            fixed["name"] = hashed_name(name, sanitize_name(name) or "tool")
+            self.warn(f"tool {name!r} ranked as {fixed['name']!r}: {exc}")
+        try:
+            check_parameters(raw.get("parameters"))
+        except EntryError as exc:
+            fixed["parameters"] = None
+            self.warn(f"tool {name!r} ranked without its parameters: {exc}")
+        for key in raw.keys() - {"name", "parameters"}:
+            try:
+                build_tool({"name": "field_check", key: raw[key]}, self.source)
+            except EntryError as exc:
+                fixed[key] = None
+                self.warn(f"tool {name!r} ranked with the default {key}: {exc}")
+        return build_tool(fixed, self.source)
 
     def add_category(self, index: int, raw: Any) -> None:
         """Add a category (later duplicates are rejected)."""

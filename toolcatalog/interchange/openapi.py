@@ -191,11 +191,11 @@ def _operations(doc: dict[str, Any], refs: RefResolver):
                 yield str(path), path_item, method, path_item[method]
 
 
-def parse_openapi(doc: Any, limits: DocumentLimits | None = None) -> ParsedCatalog:
+def parse_openapi(doc: Any, limits: DocumentLimits | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import every operation of an OpenAPI 3.x document as a tool (LimitExceeded past `limits`)."""
     check_openapi(doc)
     converter = _OperationConverter(doc, limits)
-    builder = CatalogBuilder(OPENAPI)
+    builder = CatalogBuilder(OPENAPI, for_ranking=for_ranking)
     used_tags: list[str] = []
     for index, (path, path_item, method, operation) in enumerate(_operations(doc, converter.refs)):
         if not isinstance(operation, dict):

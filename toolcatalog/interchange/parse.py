@@ -52,7 +52,8 @@ def _check_claim(doc: Any, claimed: str) -> None:
 
 
 def parse_catalog(data: Document, format: str | None = None, *, server_name: str | None = None,
-                  name_map: NameMap | None = None, limits: DocumentLimits | None = None) -> ParsedCatalog:
+                  name_map: NameMap | None = None, limits: DocumentLimits | None = None,
+                  for_ranking: bool = False) -> ParsedCatalog:
     """Import a tool catalog in any supported format as toolcatalog/v1 entries.
 
     ``data`` is a loaded document or its JSON/YAML text.  ``format`` skips
@@ -62,6 +63,7 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     Malformed entries land in ``rejected``; a document that is not a catalog
     raises InterchangeError, one that needs more work than ``limits`` allow
     (nesting, size once expanded, YAML aliases, $ref expansions) LimitExceeded.
+    ``for_ranking`` keeps the tools only ranking can use (see CatalogBuilder).
     """
     doc = _load(data, limits)
     if format:
@@ -70,10 +72,10 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     else:
         fmt = detect_loaded(doc)
     parsers: dict[str, Callable[[], ParsedCatalog]] = {
-        V1: lambda: parse_v1(doc, name_map),
-        OPENAI: lambda: parse_openai(doc, name_map),
-        ANTHROPIC: lambda: parse_anthropic(doc, name_map),
-        MCP: lambda: parse_mcp(doc, server_name, name_map),
-        OPENAPI: lambda: parse_openapi(doc, limits),
+        V1: lambda: parse_v1(doc, name_map, for_ranking=for_ranking),
+        OPENAI: lambda: parse_openai(doc, name_map, for_ranking=for_ranking),
+        ANTHROPIC: lambda: parse_anthropic(doc, name_map, for_ranking=for_ranking),
+        MCP: lambda: parse_mcp(doc, server_name, name_map, for_ranking=for_ranking),
+        OPENAPI: lambda: parse_openapi(doc, limits, for_ranking=for_ranking),
     }
     return parsers[fmt]()

@@ -47,9 +47,9 @@ def openai_fields(entry: dict[str, Any]) -> dict[str, Any]:
             "parameters": function.get("parameters")}
 
 
-def parse_openai(doc: Any, name_map: NameMap | None = None) -> ParsedCatalog:
+def parse_openai(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import an OpenAI tool list in any of its shapes."""
-    builder = CatalogBuilder(OPENAI, name_map)
+    builder = CatalogBuilder(OPENAI, name_map, for_ranking=for_ranking)
     for index, entry in enumerate(openai_entries(doc)):
         builder.add_entry(index, entry, openai_fields)
     return builder.finish()
@@ -79,9 +79,9 @@ def anthropic_fields(entry: dict[str, Any]) -> dict[str, Any]:
             "parameters": entry.get("input_schema")}
 
 
-def parse_anthropic(doc: Any, name_map: NameMap | None = None) -> ParsedCatalog:
+def parse_anthropic(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import an Anthropic tool list."""
-    builder = CatalogBuilder(ANTHROPIC, name_map)
+    builder = CatalogBuilder(ANTHROPIC, name_map, for_ranking=for_ranking)
     for index, entry in enumerate(anthropic_entries(doc)):
         builder.add_entry(index, entry, anthropic_fields)
     return builder.finish()

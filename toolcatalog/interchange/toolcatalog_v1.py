@@ -24,10 +24,10 @@ def check_v1(doc: Any) -> None:
         raise InterchangeError("'categories' must be a list of category objects")
 
 
-def parse_v1(doc: Any, name_map: NameMap | None = None) -> ParsedCatalog:
+def parse_v1(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import a v1 document, filling defaults and rejecting malformed entries."""
     check_v1(doc)
-    builder = CatalogBuilder(V1, name_map)
+    builder = CatalogBuilder(V1, name_map, for_ranking=for_ranking)
     for index, category in enumerate(doc.get("categories", [])):
         builder.add_category(index, category)
     for index, tool in enumerate(doc.get("tools", [])):

@@ -1,4 +1,5 @@
 import json
+import os
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from routing.evaluation import (
     complete_ranking,
     cosine_baseline,
     evaluation_catalog,
+    first_names,
     snapshot_from_document,
     summarise,
 )
@@ -36,10 +38,15 @@ class Command(BaseCommand):
         parser.add_argument("--strategy", choices=STRATEGIES, default="auto")
 
     def handle(self, *args, catalog: Path, queries: Path, ranked_out: Path, limit: int, strategy: str, **options):
-        if not 1 <= limit <= 50:
-            raise CommandError("--limit must be between 1 and 50 (the route endpoint's range).")
+        if limit < 1:
+            raise CommandError("--limit must be at least 1.")
+        try:
+            ranked_out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CommandError(f"{ranked_out}: {exc}") from exc
         read = self._catalog(catalog)
         items = self._queries(queries)
+        self._note_unscorable(queries, items, read)
         provider = get_provider()
         started = time.perf_counter()
         try:
@@ -61,27 +68,50 @@ class Command(BaseCommand):
             return vectors
 
         names = sorted(t.name for t in snapshot.tools)
-        outcomes = []
-        with ranked_out.open("w", encoding="utf-8") as out:
-            for item in items:
-                request = RouteRequest(query=item["query"], limit=limit, strategy=strategy,  # type: ignore[arg-type]  # argparse choices
-                                       format="openai",
-                                       default_category=settings.ROUTE_DEFAULT_CATEGORY)
-                began = time.perf_counter()
-                result = route(index, request, embed_texts=embed_texts)
-                latency_ms = (time.perf_counter() - began) * 1000
-                ranked = [read.source_name(n) for n in complete_ranking(result.names, names, limit)]
-                out.write(json.dumps({"query": item["query"], "ranked": ranked}, ensure_ascii=False) + "\n")
-                outcomes.append(QueryOutcome(ranked, item["expected"], latency_ms,
-                                             result.tokens.selected, result.tokens.catalog))
+        outcomes, lines = [], []
+        for item in items:
+            # Core tools are ranked like any other: the route endpoint adds them to every
+            # answer after the ranked ones, which would put them last in every ranking here.
+            request = RouteRequest(query=item["query"], limit=limit, strategy=strategy,  # type: ignore[arg-type]  # argparse choices
+                                   format="openai", include_core=False,
+                                   default_category=settings.ROUTE_DEFAULT_CATEGORY)
+            began = time.perf_counter()
+            result = route(index, request, embed_texts=embed_texts)
+            latency_ms = (time.perf_counter() - began) * 1000
+            ranked = [read.source_name(n) for n in complete_ranking(result.names, names, limit)]
+            lines.append(json.dumps({"query": item["query"], "ranked": ranked}, ensure_ascii=False) + "\n")
+            outcomes.append(QueryOutcome(ranked, item["expected"], latency_ms,
+                                         result.tokens.selected, result.tokens.catalog))
         summary = summarise(outcomes)
         summary["strategy"] = strategy
         summary["limit"] = limit
         summary["baselines"] = self._baselines(snapshot, read, items, seen, provider.embed, limit)
         summary["calibration"] = calibration.to_dict()
+        self._write(ranked_out, lines)
         for name, figures in [("engine", summary), *summary["baselines"].items()]:
             self.stderr.write(f"{name:>20}: " + "  ".join(f"{k} {figures[k]:.4f}" for k in RECALL_KEYS))
         self.stdout.write(json.dumps(summary))
+
+    def _write(self, path: Path, lines: list[str]) -> None:
+        """RANKED.jsonl whole or not at all: written beside and then renamed over the target."""
+        partial = path.with_name(path.name + ".partial")
+        try:
+            partial.write_text("".join(lines), encoding="utf-8")
+            os.replace(partial, path)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise CommandError(f"{path}: could not write the rankings: {exc}") from exc
+
+    def _note_unscorable(self, path: Path, items: list[dict], read: EvaluationCatalog) -> None:
+        """Say what the figures cannot count: queries without an answer, answers not in the catalog."""
+        unanswered = sum(1 for item in items if not item["expected"])
+        if unanswered:
+            self.stderr.write(f"{path}: {unanswered} queries name no expected tool; they are ranked, not scored")
+        known = {read.source_name(t["name"]) for t in read.document["tools"] if t["enabled"]}
+        absent = list(dict.fromkeys(n for item in items for n in item["expected"] if n not in known))
+        if absent:
+            self.stderr.write(f"{path}: {len(absent)} expected tools are not in the catalog's ranked tools, "
+                              f"so they count as misses: {first_names(absent)}")
 
     def _baselines(self, snapshot, read: EvaluationCatalog, items: list[dict], seen: dict, embed,
                    limit: int) -> dict[str, dict]:
@@ -109,25 +139,34 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from exc
         for note in read.notes:
             self.stderr.write(f"{path}: {note}")
+        if not any(t["enabled"] for t in read.document["tools"]):
+            raise CommandError(f"{path}: no tool to rank ({len(read.document['tools'])} enabled or not; "
+                               "the lines above say what was skipped).")
         return read
 
     def _queries(self, path: Path) -> list[dict]:
         items = []
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of line 1
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"{path}: {exc}") from exc
-        for number, line in enumerate(lines, start=1):
+        # JSON Lines ends lines at \n alone: U+2028 and friends may stand inside a JSON string.
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
                 item = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise CommandError(f"{path}:{number}: not JSON: {exc.msg}") from exc
+                raise CommandError(f"{path}:{number}: not JSON: {exc.msg} (column {exc.colno})") from exc
             if not isinstance(item, dict) or not isinstance(item.get("query"), str):
                 raise CommandError(f"{path}:{number}: each line needs a \"query\" string.")
-            expected = item.get("expected") or []
+            expected = item.get("expected")
             if isinstance(expected, str):
                 expected = [expected]
-            items.append({"query": item["query"], "expected": list(expected)})
+            if expected is None:
+                expected = []
+            if not isinstance(expected, list) or not all(isinstance(name, str) for name in expected):
+                raise CommandError(f"{path}:{number}: \"expected\" must be a list of tool names, "
+                                   f"found {json.dumps(expected)[:80]}.")
+            items.append({"query": item["query"], "expected": expected})
         return items
