@@ -32,6 +32,7 @@ def test_detects_each_file(filename: str, expected: str) -> None:
     ({"format": "toolcatalog/v1", "tools": []}, "toolcatalog/v1"),
     ({"categories": [], "tools": []}, "toolcatalog/v1"),
     ([{"name": "f", "parameters": {"type": "object"}}], "openai"),
+    ([{"name": "f", "description": "functions that take no parameters"}], "openai"),
     ({"tools": [{"type": "function", "name": "f", "parameters": {}}]}, "openai"),
     ({"tools": [{"name": "f", "input_schema": {"type": "object"}}]}, "anthropic"),
     ([{"name": "f", "inputSchema": {"type": "object"}}], "mcp"),
@@ -51,7 +52,7 @@ def test_majority_of_entries_decides_despite_a_stray_entry() -> None:
 @pytest.mark.parametrize("document, fragment", [
     ({"format": "toolcatalog/v2", "tools": []}, "unsupported catalog format 'toolcatalog/v2'"),
     ([], "empty list"),
-    ([{"name": "a", "description": "no schema at all"}], "none of the entries"),
+    ([{"name": "a"}, {"title": "b", "description": "no name"}], "none of the entries"),
     ({"name": "f", "parameters": {"type": "object"}}, "single tool definition"),
     ("just a sentence", "plain text"),
 ])

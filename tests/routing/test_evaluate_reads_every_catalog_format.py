@@ -17,6 +17,15 @@ BFCL_RAW = [  # an OpenAI-shaped function list with BFCL's schemas
      "parameters": {"type": "dict", "properties": {"city": {"type": "string"}}}},
     {"name": "Send Message", "description": "Send a chat message to a colleague or a channel"},
     {"name": "Send_Message", "description": "Post a paper letter to a street address"},
+    # the same description: only the parameters' words tell the two apart
+    {"name": "calculate_a", "description": "Compute a value for the user",
+     "parameters": {"type": "dict", "properties": {
+         "radius": {"type": "float", "description": "Radius of the circle in centimetres"},
+         "sides": {"type": "tuple", "items": {"type": "any"}, "description": "Unused"}}}},
+    {"name": "calculate_b", "description": "Compute a value for the user",
+     "parameters": {"type": "dict", "properties": {
+         "principal": {"type": "int", "description": "Loan principal in dollars"}}}},
+    {"name": "broken_schema", "description": "Convert a temperature to Fahrenheit", "parameters": "celsius"},
 ]
 V1_WRONG_TYPES = {
     "format": "toolcatalog/v1",
@@ -39,13 +48,17 @@ def _evaluate(tmp_path: Path, capsys, catalog, queries: list[dict]) -> tuple[lis
     return lines, json.loads(captured.out.strip().splitlines()[-1]), captured.err
 
 
-def test_bfcl_raw_functions_are_ranked_without_their_schemas(tmp_path: Path, capsys) -> None:
+def test_bfcl_raw_functions_are_ranked_with_their_schemas_read_as_bfcls(tmp_path: Path, capsys) -> None:
     queries = [{"query": "book me a flight to Rome", "expected": ["book_flight"]},
-               {"query": "will it rain in Oslo tomorrow", "expected": ["get_weather"]}]
+               {"query": "will it rain in Oslo tomorrow", "expected": ["get_weather"]},
+               {"query": "the circle's radius is 4 centimetres", "expected": ["calculate_a"]},
+               {"query": "a loan principal of 5000 dollars", "expected": ["calculate_b"]},
+               {"query": "convert 20 degrees to Fahrenheit", "expected": ["broken_schema"]}]
     lines, summary, err = _evaluate(tmp_path, capsys, BFCL_RAW, queries)
-    assert [ranked[0] for ranked in lines] == ["book_flight", "get_weather"]
+    assert [ranked[0] for ranked in lines] == [q["expected"][0] for q in queries]
     assert summary["recall@1"] == 1.0
-    assert "tool 'book_flight' ranked without its parameters" in err
+    assert "tool 'calculate_a' ranked with its parameter types read as BFCL's" in err
+    assert "tool 'broken_schema' ranked without its parameters: parameters must be a JSON object" in err
 
 
 def test_two_names_that_would_become_one_stay_two_tools(tmp_path: Path, capsys) -> None:

@@ -117,9 +117,12 @@ def _detect_list(data: list[Any]) -> str:
         return shape
     if not data:
         raise InterchangeError("the document is an empty list; there are no tools to import")
+    if all(isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("description"), str)
+           for e in data):
+        return OPENAI  # functions that take no parameters, as {"tools": [...]} of them is read
     raise InterchangeError(
         "not a tool list: none of the entries has 'parameters', 'input_schema', 'inputSchema' or "
-        f"'function'; first entry has {describe_keys(data[0])}"
+        f"'function', nor do all have a 'name' and a 'description'; first entry has {describe_keys(data[0])}"
     )
 
 

@@ -18,6 +18,7 @@ from jsonschema.exceptions import SchemaError
 from engine import CATALOG_NAME_MAX, NameMap, hashed_name, is_catalog_name, sanitize_name
 
 from .errors import Rejection
+from .schemas import bfcl_to_json_schema
 
 FORMAT_V1 = "toolcatalog/v1"
 
@@ -259,8 +260,7 @@ class CatalogBuilder:
         try:
             check_parameters(raw.get("parameters"))
         except EntryError as exc:
-            fixed["parameters"] = None
-            self.warn(f"tool {name!r} ranked without its parameters: {exc}")
+            fixed["parameters"] = self._bfcl_parameters(name, raw.get("parameters"), exc)
         for key in raw.keys() - {"name", "parameters"}:
             try:
                 build_tool({"name": "field_check", key: raw[key]}, self.source)
@@ -268,6 +268,18 @@ class CatalogBuilder:
                 fixed[key] = None
                 self.warn(f"tool {name!r} ranked with the default {key}: {exc}")
         return build_tool(fixed, self.source)
+
+    def _bfcl_parameters(self, name: str, parameters: Any, error: EntryError) -> dict[str, Any] | None:
+        """``parameters`` read in BFCL's dialect where that makes them valid (their descriptions
+        are ranking text), else None: the tool is ranked without them."""
+        mapped = bfcl_to_json_schema(parameters)
+        try:
+            check_parameters(mapped)
+        except EntryError:
+            self.warn(f"tool {name!r} ranked without its parameters: {error}")
+            return None
+        self.warn(f"tool {name!r} ranked with its parameter types read as BFCL's (dict as object, float as number)")
+        return dict(mapped)
 
     def add_category(self, index: int, raw: Any) -> None:
         """Add a category (later duplicates are rejected)."""

@@ -155,6 +155,25 @@ def openapi30_to_json_schema(schema: Any) -> Any:
     return map_subschemas(out, openapi30_to_json_schema)
 
 
+# Berkeley Function Calling Leaderboard's type names (Python's) and their JSON Schema types.
+BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
+              "str": "string", "bool": "boolean"}
+
+
+def bfcl_to_json_schema(schema: Any) -> Any:
+    """Rewrite BFCL's schema dialect (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``)
+    into JSON Schema: the types are renamed and ``"any"`` drops its type. Anything else is kept."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    kind = out.get("type")
+    if kind == "any":
+        del out["type"]
+    elif isinstance(kind, str) and kind in BFCL_TYPES:
+        out["type"] = BFCL_TYPES[kind]
+    return map_subschemas(out, bfcl_to_json_schema)
+
+
 def _make_nullable(schema: Schema) -> None:
     kind = schema.get("type")
     if isinstance(kind, str):
