@@ -139,9 +139,10 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from exc
         for note in read.notes:
             self.stderr.write(f"{path}: {note}")
-        if not any(t["enabled"] for t in read.document["tools"]):
-            raise CommandError(f"{path}: no tool to rank ({len(read.document['tools'])} enabled or not; "
-                               "the lines above say what was skipped).")
+        tools = read.document["tools"]
+        if not any(t["enabled"] for t in tools):
+            found = f"its {len(tools)} tools are all disabled" if tools else "no tool could be read"
+            raise CommandError(f"{path}: no tool to rank: {found} (the lines above say what was skipped).")
         return read
 
     def _queries(self, path: Path) -> list[dict]:
