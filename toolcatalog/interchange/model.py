@@ -255,19 +255,23 @@ class CatalogBuilder:
         try:
             clean_name(name)
         except EntryError as exc:
-            fixed["name"] = hashed_name(name, sanitize_name(name) or "tool")
+            readable = sanitize_name(name)
+            fixed["name"] = hashed_name(name, readable if any(c.isalnum() for c in readable) else "tool")
             self.warn(f"tool {name!r} ranked as {fixed['name']!r}: {exc}")
         try:
             check_parameters(raw.get("parameters"))
         except EntryError as exc:
             fixed["parameters"] = self._bfcl_parameters(name, raw.get("parameters"), exc)
-        for key in raw.keys() - {"name", "parameters"}:
+        for key in [k for k in raw if k not in ("name", "parameters")]:
             try:
                 build_tool({"name": "field_check", key: raw[key]}, self.source)
             except EntryError as exc:
                 fixed[key] = None
                 self.warn(f"tool {name!r} ranked with the default {key}: {exc}")
-        return build_tool(fixed, self.source)
+        try:
+            return build_tool(fixed, self.source)
+        except EntryError:
+            return None
 
     def _bfcl_parameters(self, name: str, parameters: Any, error: EntryError) -> dict[str, Any] | None:
         """``parameters`` read in BFCL's dialect where that makes them valid (their descriptions
