@@ -60,3 +60,10 @@ def test_missing_type_in_parameters_is_filled() -> None:
 def test_v1_named_explicitly_without_format_line() -> None:
     doc = {"tools": [{"name": "x", "parameters": {"type": "object"}, "core": True}]}
     assert parse_catalog(doc, format="toolcatalog/v1").tools[0]["core"] is True
+
+
+def test_null_categories_are_no_categories() -> None:
+    parsed = parse_catalog({"format": "toolcatalog/v1", "categories": None,
+                            "tools": [{"name": "ping", "description": "Check a host answers", "category": "net"}]})
+    assert [t["name"] for t in parsed.tools] == ["ping"]
+    assert [c["name"] for c in parsed.categories] == ["net"]  # declared by its tool, as when the field is left out

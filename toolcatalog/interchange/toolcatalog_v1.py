@@ -20,7 +20,7 @@ def check_v1(doc: Any) -> None:
         )
     if doc.get("format", V1) != V1:
         raise InterchangeError(f"expected \"format\": \"{V1}\"; found {doc.get('format')!r}")
-    if not isinstance(doc.get("categories", []), list):
+    if not isinstance(doc.get("categories") or [], list):
         raise InterchangeError("'categories' must be a list of category objects")
 
 
@@ -28,7 +28,7 @@ def parse_v1(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = F
     """Import a v1 document, filling defaults and rejecting malformed entries."""
     check_v1(doc)
     builder = CatalogBuilder(V1, name_map, for_ranking=for_ranking)
-    for index, category in enumerate(doc.get("categories", [])):
+    for index, category in enumerate(doc.get("categories") or []):  # null: none, as the field left out
         builder.add_category(index, category)
     for index, tool in enumerate(doc.get("tools", [])):
         builder.add_entry(index, tool, dict)
