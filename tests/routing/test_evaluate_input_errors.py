@@ -39,9 +39,9 @@ def _summary(capsys) -> tuple[dict, str]:
 def test_a_bad_line_stops_the_run_with_its_number_and_writes_nothing(tmp_path: Path, line: str, message: str) -> None:
     good = json.dumps({"query": "will it rain", "expected": ["get_weather"]})
     with pytest.raises(CommandError, match="queries.jsonl:2: ") as error:
-        _run(tmp_path, f"{good}\n{line}\n")
+        _run(tmp_path, f"{good}\n{line}\n", ranked_out=tmp_path / "runs" / "ranked.jsonl")
     assert message in str(error.value)
-    assert not (tmp_path / "ranked.jsonl").exists()
+    assert not (tmp_path / "runs").exists()  # not even the folder it would have gone to
 
 
 def test_a_catalog_with_nothing_to_rank_is_an_error_before_anything_is_written(tmp_path: Path) -> None:

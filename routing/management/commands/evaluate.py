@@ -40,13 +40,13 @@ class Command(BaseCommand):
     def handle(self, *args, catalog: Path, queries: Path, ranked_out: Path, limit: int, strategy: str, **options):
         if limit < 1:
             raise CommandError("--limit must be at least 1.")
-        try:
-            ranked_out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CommandError(f"{ranked_out}: {exc}") from exc
         read = self._catalog(catalog)
         items = self._queries(queries)
         self._note_unscorable(queries, items, read)
+        try:  # once the inputs are known good, and before the minutes of embedding
+            ranked_out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CommandError(f"{ranked_out}: {exc}") from exc
         provider = get_provider()
         started = time.perf_counter()
         try:
