@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcatalog.interchange import InterchangeError, detect_format
+from toolcatalog.interchange import InterchangeError, detect_format, parse_catalog
 
 FILES = Path(__file__).parent / "files"
 
@@ -59,3 +59,9 @@ def test_majority_of_entries_decides_despite_a_stray_entry() -> None:
 def test_unrecognised_documents_raise(document: object, fragment: str) -> None:
     with pytest.raises(InterchangeError, match=fragment):
         detect_format(document)
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai"])
+def test_a_plain_name_and_description_list_imports_under_any_provider_format_named(fmt: str) -> None:
+    parsed = parse_catalog([{"name": "ping", "description": "Check a host answers"}], format=fmt)
+    assert [t["name"] for t in parsed.tools] == ["ping"] and parsed.rejected == []

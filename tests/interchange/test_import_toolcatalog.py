@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcatalog.interchange import parse_catalog
+from toolcatalog.interchange import InterchangeError, parse_catalog
 
 FILES = Path(__file__).parent / "files"
 
@@ -67,3 +67,9 @@ def test_null_categories_are_no_categories() -> None:
                             "tools": [{"name": "ping", "description": "Check a host answers", "category": "net"}]})
     assert [t["name"] for t in parsed.tools] == ["ping"]
     assert [c["name"] for c in parsed.categories] == ["net"]  # declared by its tool, as when the field is left out
+
+
+@pytest.mark.parametrize("categories", [False, "", {}, 0])
+def test_categories_that_are_not_a_list_or_null_refuse_the_file(categories) -> None:
+    with pytest.raises(InterchangeError, match="'categories' must be a list"):
+        parse_catalog({"format": "toolcatalog/v1", "categories": categories, "tools": []})

@@ -43,3 +43,21 @@ def test_the_import_still_refuses_what_only_ranking_repairs() -> None:
     parsed = parse_catalog(DOCUMENT)
     assert [t["name"] for t in parsed.tools] == ["Send_Message"]
     assert len(parsed.rejected) == 5
+
+
+def test_a_name_the_file_repeats_is_a_duplicate_even_when_another_spelling_holds_its_clean_name() -> None:
+    for names in (["Send_Message", "Send Message", "Send Message"], ["Send Message", "Send_Message", "Send_Message"]):
+        parsed = parse_catalog({"format": "toolcatalog/v1", "tools": [{"name": n, "description": "x"} for n in names]},
+                               for_ranking=True)
+        kept = [t["name"] for t in parsed.tools]
+        assert len(kept) == len(set(kept)) == 2
+        assert sorted(parsed.renamed.get(n, n) for n in kept) == ["Send Message", "Send_Message"]
+        assert [r.index for r in parsed.rejected] == [2] and "duplicate name" in parsed.rejected[0].reason
+
+
+def test_a_schema_whose_dialect_is_not_a_uri_is_refused_not_a_crash() -> None:
+    document = {"format": "toolcatalog/v1",
+                "tools": [{"name": "odd", "description": "x", "parameters": {"$schema": True, "type": "object"}}]}
+    assert "$schema must be a URI string" in parse_catalog(document).rejected[0].reason
+    ranked = parse_catalog(document, for_ranking=True)
+    assert ranked.tools[0]["parameters"] == {"type": "object", "properties": {}}

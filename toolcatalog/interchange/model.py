@@ -86,6 +86,8 @@ def check_parameters(schema: Any) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise EntryError(f"parameters must be a JSON object (a JSON Schema), found {_kind(schema)}")
     schema = copy.deepcopy(schema)
+    if not isinstance(schema.get("$schema", ""), str):  # jsonschema fails on it with an AttributeError
+        raise EntryError(f"parameters' $schema must be a URI string, found {_kind(schema['$schema'])}")
     kind = schema.setdefault("type", "object")
     if kind != "object":
         raise EntryError(f"parameters must be a schema of type 'object', found type {kind!r}")
@@ -188,6 +190,7 @@ class CatalogBuilder:
         self.for_ranking = for_ranking
         self.result = ParsedCatalog(format=source)
         self._tool_index: dict[str, int] = {}
+        self._given_names: set[str] = set()  # as the file spells them
         self._categories: dict[str, dict[str, Any]] = {}
 
     def warn(self, message: str) -> None:
@@ -226,18 +229,20 @@ class CatalogBuilder:
         given = raw["name"]  # a string: the tool was built
         if tool["name"] in self._tool_index:
             first = self._tool_index[tool["name"]]
-            if not (self.for_ranking and given != self.result.renamed.get(tool["name"], tool["name"])):
+            stand_in = hashed_name(given, tool["name"])
+            # For ranking, two names the file keeps apart ("Send Message", "Send_Message") that
+            # became one stay two; a name the file repeats is a duplicate either way.
+            if not self.for_ranking or given in self._given_names or stand_in in self._tool_index:
                 self.reject(index, tool["name"], f"duplicate name (first used by entry #{first})")
                 return None
-            # Two names the file keeps apart ("Send Message", "Send_Message") became one.
-            self.warn(f"tool {given!r} ranked as {hashed_name(given, tool['name'])!r}: "
-                      f"as {tool['name']!r} it would clash with entry #{first}")
-            tool["name"] = hashed_name(given, tool["name"])
+            self.warn(f"tool {given!r} ranked as {stand_in!r}: as {tool['name']!r} it would clash with entry #{first}")
+            tool["name"] = stand_in
         if tool["name"] != given:
             if tool["name"] == sanitize_name(given):
                 self.warn(f"tool {given!r} renamed to {tool['name']!r} (illegal characters)")
             self.result.renamed[tool["name"]] = given
         self._tool_index[tool["name"]] = index
+        self._given_names.add(given)
         self.result.tools.append(tool)
         return tool
 

@@ -34,7 +34,9 @@ def detect_format(data: Document) -> str:
 
 
 def _only_default_marker(doc: Any) -> bool:
-    """True for ``{"tools": [...]}`` whose entries say nothing about their format."""
+    """True for ``{"tools": [...]}`` or a plain list whose entries say nothing about their format."""
+    if isinstance(doc, list):
+        return vote(doc) is None
     return isinstance(doc, dict) and set(doc) <= {"tools"} and vote(doc.get("tools") or []) is None
 
 

@@ -20,7 +20,7 @@ def check_v1(doc: Any) -> None:
         )
     if doc.get("format", V1) != V1:
         raise InterchangeError(f"expected \"format\": \"{V1}\"; found {doc.get('format')!r}")
-    if not isinstance(doc.get("categories") or [], list):
+    if doc.get("categories") is not None and not isinstance(doc["categories"], list):
         raise InterchangeError("'categories' must be a list of category objects")
 
 
