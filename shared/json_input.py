@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from typing import Any
 
@@ -73,4 +74,28 @@ def loads(text: str | bytes, *, max_depth: int) -> Any:
                              {"limit_digits": digits}) from None
     if depth_of(data, max_depth) > max_depth:
         raise JsonInputError("json_too_deep", f"nested deeper than {max_depth} levels", {"limit": max_depth})
+    if _SURROGATE_ESCAPE.search(text) and (lone := _unpaired_surrogate(data)):
+        raise JsonInputError("invalid_json", f"not valid text: a string holds an unpaired surrogate (U+{ord(lone):04X}), "
+                             "half of a UTF-16 pair, which is no character")
     return data
+
+
+# JSON can spell half of a UTF-16 pair ("\ud800"); Python reads it as a string no UTF-8 can encode, and
+# every later step (the database, a hash, the body sent upstream) fails on it.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unpaired_surrogate(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if found := _SURROGATE.search(node):
+                return found.group()
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None

@@ -71,6 +71,8 @@ class Category(Embedded):
         for field in ("description", "workflow_hint"):
             if message := validation.text_error("category", self.name, field, getattr(self, field)):
                 errors[field] = message
+        if message := validation.unstorable_error("category", self.name, "keywords", self.keywords):
+            errors["keywords"] = message
         if self.parent is not None and self.pk and self._parent_chain_contains_self():
             errors["parent"] = f"category {self.name!r}: parent {self.parent.name!r} would make a cycle."
         if errors:
@@ -122,6 +124,9 @@ class Tool(Embedded):
         for field in ("description", "usage_hint"):
             if message := validation.text_error("tool", self.name, field, getattr(self, field)):
                 errors[field] = message
+        for field in ("parameters", "tags", "source"):
+            if message := validation.unstorable_error("tool", self.name, field, getattr(self, field)):
+                errors[field] = message
         if errors:
             raise ValidationError(errors)
 
@@ -153,6 +158,8 @@ class HypotheticalQuery(Embedded):
     def clean(self) -> None:
         if not (self.text or "").strip():
             raise ValidationError({"text": "hypothetical query: text must not be empty."})
+        if message := validation.unstorable_error("hypothetical query", self.text[:60], "text", self.text):
+            raise ValidationError({"text": message})
 
 
 class Toolset(models.Model):

@@ -13,6 +13,7 @@ from django.conf import settings
 from jsonschema import validators
 
 from engine import CATALOG_NAME_RULE, is_catalog_name
+from shared.storable_text import unstorable_character
 
 
 def name_error(kind: str, name: Any) -> str | None:
@@ -26,6 +27,31 @@ def text_error(kind: str, name: Any, field: str, value: Any) -> str | None:
     limit = settings.CATALOG_MAX_TEXT_CHARS
     if isinstance(value, str) and len(value) > limit:
         return f"{kind} {name!r}: {field} is {len(value):,} characters long; at most {limit:,} (CATALOG_MAX_TEXT_CHARS)."
+    return unstorable_error(kind, name, field, value)
+
+
+def unstorable_error(kind: str, name: Any, field: str, value: Any) -> str | None:
+    """The first text in `value` (a string, or any JSON: keys too) the database cannot hold, named by its path."""
+    found = _unstorable_at(value, ())
+    if found is None:
+        return None
+    path, what = found
+    return f"{kind} {name!r}: {'/'.join([field, *path])} contains {what}, which the catalog cannot store."
+
+
+def _unstorable_at(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
+    if isinstance(value, str):
+        what = unstorable_character(value)
+        return (path, what) if what else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _unstorable_at(key, path) or _unstorable_at(item, (*path, str(key)))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            if found := _unstorable_at(item, (*path, str(position))):
+                return found
     return None
 
 
@@ -46,6 +72,9 @@ def parameters_problem(parameters: Any) -> SchemaProblem | None:
     own `$schema` dialect (2020-12 when none is named) as the exports check it."""
     if not isinstance(parameters, dict):
         return SchemaProblem((), f"parameters must be a JSON Schema object, got {type(parameters).__name__}.")
+    if not isinstance(parameters.get("$schema", ""), str):  # jsonschema fails on it with an AttributeError
+        return SchemaProblem(("$schema",), f"parameters' $schema must be a URI string, got "
+                                           f"{type(parameters['$schema']).__name__}.")
     try:
         validators.validator_for(parameters, default=jsonschema.Draft202012Validator).check_schema(parameters)
     except jsonschema.SchemaError as exc:

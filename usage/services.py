@@ -115,7 +115,20 @@ def _serialise(record: RequestRecord) -> str:
     data = dict(vars(record))  # a shallow copy: asdict's deep copy of the results cost more than the JSON
     data["query"], data["query_hash"] = stored_query(record.query)
     data["created_at"] = (record.created_at or timezone.now()).isoformat()
-    return json.dumps(data, separators=(",", ":"), default=str)
+    payload = json.dumps(data, separators=(",", ":"), default=str)
+    if "\\u0000" in payload:  # PostgreSQL's text holds no NUL: the drain would drop the whole record
+        payload = json.dumps(_without_nul(json.loads(payload)), separators=(",", ":"))
+    return payload
+
+
+def _without_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 class _LocalBuffer:
