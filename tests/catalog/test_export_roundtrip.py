@@ -90,3 +90,11 @@ def test_command_prints_to_stdout_without_output(demo) -> None:
     call_command("export_catalog", "--format", "anthropic", stdout=out)
     tools = json.loads(out.getvalue())
     assert len(tools) == len(demo["tools"]) and set(tools[0]) == {"name", "description", "input_schema"}
+
+
+def test_v1_keeps_a_disabled_category_disabled(demo) -> None:
+    Category.objects.filter(name="music").update(enabled=False)
+    before = selectors.catalog_document()
+    again = api_round_trip("toolcatalog/v1")
+    assert next(c for c in again["categories"] if c["name"] == "music")["enabled"] is False
+    assert without_provenance(again) == without_provenance(before)

@@ -77,7 +77,10 @@ def test_servers_wrapper_and_server_names_needing_sanitising() -> None:
     ]}
     catalog = parse_catalog(json.dumps(doc))
     assert [t["name"] for t in catalog.tools] == ["acme_notes.search", "docs.search"]
-    assert catalog.tools[0]["category"] == "@acme/notes"
+    # The category is named as the prefix is: '@acme/notes' is no category name the catalog can hold.
+    assert catalog.tools[0]["category"] == "acme_notes"
+    assert [c["name"] for c in catalog.categories] == ["acme_notes", "docs"]
+    assert any("'@acme/notes' is the category 'acme_notes'" in w for w in catalog.warnings)
 
 
 def test_clash_without_server_names_rejects_the_second() -> None:

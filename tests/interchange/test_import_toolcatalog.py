@@ -33,7 +33,7 @@ def test_missing_optional_fields_take_spec_defaults(catalog) -> None:
     assert podcast["usage_hint"] == "" and podcast["core"] is False and podcast["enabled"] is True
     podcasts = catalog.categories[1]
     assert podcasts == {"name": "podcasts", "description": "Find and play podcast episodes",
-                        "keywords": [], "workflow_hint": "", "parent": "music"}
+                        "keywords": [], "workflow_hint": "", "parent": "music", "enabled": True}
 
 
 def test_dotted_names_flags_and_tags(catalog) -> None:

@@ -109,7 +109,7 @@ def _clashing_names(servers: list[McpServer]) -> set[str]:
     return {name for name, count in owners.items() if count > 1}
 
 
-def _tool_fields(server: McpServer, clashes: set[str]):
+def _tool_fields(server: McpServer, category: str | None, clashes: set[str]):
     def extract(entry: dict[str, Any]) -> dict[str, Any]:
         if "inputSchema" not in entry and ("parameters" in entry or "input_schema" in entry):
             raise EntryError("looks like an OpenAI or Anthropic tool, not an MCP tool (inputSchema)")
@@ -117,7 +117,7 @@ def _tool_fields(server: McpServer, clashes: set[str]):
         if name in clashes and server.name:
             name = f"{sanitize_name(server.name)}.{name}"
         return {"name": name, "description": entry.get("description"), "parameters": entry.get("inputSchema"),
-                "category": server.name, "tags": annotation_tags(entry)}
+                "category": category, "tags": annotation_tags(entry)}
     return extract
 
 
@@ -127,11 +127,15 @@ def parse_mcp(doc: Any, server_name: str | None = None, name_map: NameMap | None
     servers = mcp_servers(doc, server_name)
     clashes = _clashing_names(servers)
     builder = CatalogBuilder(MCP, name_map, for_ranking=for_ranking)
+    if server_name and len(servers) > 1:
+        builder.warn(f"the server name {server_name!r} was not used: the document names its {len(servers)} "
+                     "servers itself")
     index = 0
     for server in servers:
-        if server.name:
-            builder.ensure_category(server.name, server.description, server.instructions)
-        extract = _tool_fields(server, clashes)
+        category = builder.derived_category(server.name, "server") if server.name else None
+        if category:
+            builder.ensure_category(category, server.description, server.instructions)
+        extract = _tool_fields(server, category, clashes)
         for entry in server.tools:
             builder.add_entry(index, entry, extract)
             index += 1

@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
-from engine import CATALOG_NAME_MAX, NameMap, hashed_name, is_catalog_name, sanitize_name
+from engine import CATALOG_NAME_MAX, CATALOG_NAME_RULE, NameMap, hashed_name, is_catalog_name, sanitize_name
 
 from .errors import Rejection
 from .schemas import bfcl_to_json_schema
@@ -47,6 +47,7 @@ class ParsedCatalog:
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     renamed: dict[str, str] = field(default_factory=dict)
+    entry_index: dict[str, int] = field(default_factory=dict)  # tool name -> its entry's position in the file
     format: str = ""
 
     def to_document(self) -> dict[str, Any]:
@@ -171,6 +172,7 @@ def build_category(raw: dict[str, Any]) -> dict[str, Any]:
         "keywords": _string_list(raw, "keywords"),
         "workflow_hint": _string(raw, "workflow_hint"),
         "parent": _optional_string(raw, "parent"),
+        "enabled": _bool(raw, "enabled", True),
     }
 
 
@@ -192,6 +194,7 @@ class CatalogBuilder:
         self._tool_index: dict[str, int] = {}
         self._given_names: set[str] = set()  # as the file spells them
         self._categories: dict[str, dict[str, Any]] = {}
+        self._derived_categories: dict[str, str] = {}  # label -> category name (derived_category)
 
     def warn(self, message: str) -> None:
         self.result.warnings.append(message)
@@ -233,7 +236,9 @@ class CatalogBuilder:
             # For ranking, two names the file keeps apart ("Send Message", "Send_Message") that
             # became one stay two; a name the file repeats is a duplicate either way.
             if not self.for_ranking or given in self._given_names or stand_in in self._tool_index:
-                self.reject(index, tool["name"], f"duplicate name (first used by entry #{first})")
+                first_given = self.result.renamed.get(tool["name"])
+                spelled = f", spelled {first_given!r} there" if first_given else ""
+                self.reject(index, tool["name"], f"duplicate name (first used by entry #{first}{spelled})")
                 return None
             self.warn(f"tool {given!r} ranked as {stand_in!r}: as {tool['name']!r} it would clash with entry #{first}")
             tool["name"] = stand_in
@@ -242,6 +247,7 @@ class CatalogBuilder:
                 self.warn(f"tool {given!r} renamed to {tool['name']!r} (illegal characters)")
             self.result.renamed[tool["name"]] = given
         self._tool_index[tool["name"]] = index
+        self.result.entry_index[tool["name"]] = index
         self._given_names.add(given)
         self.result.tools.append(tool)
         return tool
@@ -306,6 +312,19 @@ class CatalogBuilder:
         self._categories[category["name"]] = category
         self.result.categories.append(category)
 
+    def derived_category(self, label: str, what: str) -> str:
+        """The category named after `label` (an MCP server's name, an OpenAPI tag), made name-safe
+        as the tool-name prefix is ("@acme/notes" -> "acme_notes"): the label is not a name the
+        file gives a category, and refusing it would refuse every tool filed under it."""
+        if label not in self._derived_categories:
+            name = sanitize_name(label)
+            if not is_catalog_name(name):
+                name = hashed_name(label, name if any(c.isalnum() for c in name) else "category")
+            if name != label:
+                self.warn(f"{what} {label!r} is the category {name!r} (a category name holds {CATALOG_NAME_RULE})")
+            self._derived_categories[label] = name
+        return self._derived_categories[label]
+
     def ensure_category(self, name: str, description: str = "", workflow_hint: str = "") -> None:
         """Add a category unless one of that name exists."""
         if name not in self._categories:
@@ -321,8 +340,10 @@ class CatalogBuilder:
         for tool in self.result.tools:
             for related in tool["related_tools"]:
                 if related not in self._tool_index:
-                    self.warn(f"tool {tool['name']!r} lists unknown related tool {related!r}")
+                    self.warn(f"tool {tool['name']!r} lists related tool {related!r}, which this document does "
+                              "not define (the catalog must have it)")
         for category in self.result.categories:
             if category["parent"] and category["parent"] not in self._categories:
-                self.warn(f"category {category['name']!r} has unknown parent {category['parent']!r}")
+                self.warn(f"category {category['name']!r} has parent {category['parent']!r}, which this document "
+                          "does not define (the catalog must have it)")
         return self.result

@@ -202,7 +202,10 @@ def parse_openapi(doc: Any, limits: DocumentLimits | None = None, *, for_ranking
             builder.reject(index, f"{method.upper()} {path}",
                            f"operation must be an object, found {type(operation).__name__}")
             continue
-        if builder.add_tool(index, converter.convert(method, path, path_item, operation)):
+        tool = converter.convert(method, path, path_item, operation)
+        if tool["category"]:
+            tool["category"] = builder.derived_category(tool["category"], "tag")
+        if builder.add_tool(index, tool):
             used_tags += [t for t in operation_tags(operation) if t not in used_tags]
     _add_tag_categories(builder, doc, used_tags)
     builder.result.warnings.extend(converter.refs.warnings)
@@ -214,4 +217,4 @@ def _add_tag_categories(builder: CatalogBuilder, doc: dict[str, Any], used: list
     declared = {str(t["name"]).strip(): str(t.get("description") or "").strip()
                 for t in _as_list(doc.get("tags")) if isinstance(t, dict) and t.get("name")}
     for name in [*[t for t in declared if t in used], *[t for t in used if t not in declared]]:
-        builder.ensure_category(name, declared.get(name, ""))
+        builder.ensure_category(builder.derived_category(name, "tag"), declared.get(name, ""))

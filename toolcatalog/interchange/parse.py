@@ -80,4 +80,8 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
         MCP: lambda: parse_mcp(doc, server_name, name_map, for_ranking=for_ranking),
         OPENAPI: lambda: parse_openapi(doc, limits, for_ranking=for_ranking),
     }
-    return parsers[fmt]()
+    parsed = parsers[fmt]()
+    if server_name and fmt != MCP:
+        parsed.warnings.append(f"the server name {server_name!r} was not used: it names the server of an MCP "
+                               f"document, and this one is {fmt}")
+    return parsed

@@ -15,13 +15,11 @@ from django.db import models, transaction
 from engine import NameMap
 
 from .. import validation
-from ..interchange import DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
+from ..interchange import ANTHROPIC, MCP, OPENAI, OPENAPI, DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
 from ..models import Category, ChangeKind, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
 from .saving import save_validated
 from .versions import bump_catalog_version
-
-TOOL_FIELDS = ("description", "parameters", "usage_hint", "core", "enabled", "tags", "source")
 
 
 @dataclass
@@ -95,12 +93,28 @@ def import_limits() -> DocumentLimits:
                           max_ref_expansions=settings.IMPORT_MAX_REF_EXPANSIONS)
 
 
+# What each format says of a tool; the rest of an existing tool stays as it is. A provider's
+# tool list re-imported over the catalog (a refreshed list, the catalog's own OpenAI export) has
+# no categories, hints, related tools or enabled flags: they are not "none" but not said. MCP's
+# tags hold only its annotations, and `source` names the format a tool was first read from.
+TOOL_FIELDS = frozenset({"description", "parameters", "category", "usage_hint", "related_tools", "core", "enabled",
+                         "tags", "source"})
+CARRIED_FIELDS: dict[str, frozenset[str]] = {
+    OPENAI: frozenset({"description", "parameters"}),
+    ANTHROPIC: frozenset({"description", "parameters"}),
+    MCP: frozenset({"description", "parameters", "category"}),
+    OPENAPI: frozenset({"description", "parameters", "category", "usage_hint", "tags"}),
+}
+
+
 def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: str = "",
-                   should_stop: StopCheck | None = None) -> ImportReport:
+                   should_stop: StopCheck | None = None, fields: frozenset[str] = TOOL_FIELDS) -> ImportReport:
     """Create or update categories and tools from a toolcatalog/v1 document.
 
     Good entries are imported and bad ones reported, each with its reason. Curated
-    hypothetical queries are kept; the document's queries are added as `imported`.
+    hypothetical queries are kept; the document's queries are added as `imported`. An existing
+    tool takes only `fields` from the document (a format that does not carry the others: see
+    CARRIED_FIELDS); a new one takes every field.
     `should_stop` (e.g. "the client has gone") is asked every few tools: when it says so, the
     import raises ImportAbandoned and its transaction is rolled back.
     """
@@ -113,8 +127,8 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
     report = ImportReport(dry_run=dry_run)
     with transaction.atomic():
         _import_categories(categories, report)
-        imported = _import_tools(tools, report, source, should_stop)
-        _link_related_tools(tools, imported, report)
+        imported = _import_tools(tools, report, source, fields, should_stop)
+        _link_related_tools(tools, imported, report, fields)
         if dry_run:
             transaction.set_rollback(True)
             forget_queued_embeddings()
@@ -141,15 +155,23 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
         if should_stop and should_stop():
             raise ImportAbandoned("the client went away before the import started")
         document = parsed.to_document()
+        fields = CARRIED_FIELDS.get(parsed.format, TOOL_FIELDS)
         if category:
             _default_category(document, category)
-        report = import_catalog(document, dry_run=dry_run, source=parsed.format, should_stop=should_stop)
+            fields |= {"category"}
+        if parsed.format == MCP and not parsed.categories:  # servers without a name file no tool anywhere
+            fields -= {"category"}
+        report = import_catalog(document, dry_run=dry_run, source=parsed.format, should_stop=should_stop,
+                                fields=fields)
     except LimitExceeded as exc:
         raise ImportLimitError(exc) from exc
     except InterchangeError as exc:
         raise CatalogImportError(str(exc)) from exc
     body = report.as_dict()
     body["format"] = parsed.format
+    for rejection in body["rejected"]:  # the service counted the tools it was given, not the file's entries
+        if rejection["kind"] == "tool" and rejection["name"] in parsed.entry_index:
+            rejection["index"] = str(parsed.entry_index[rejection["name"]])
     body["rejected"] = [{"kind": r.kind, "index": str(r.index), "name": r.name, "reason": r.reason}
                         for r in parsed.rejected] + body["rejected"]
     body["counts"]["rejected"] = len(body["rejected"])
@@ -204,11 +226,20 @@ def _category_problem(entry: Any, known: set[Any]) -> str | None:
         return message
     if message := validation.keywords_error("category", name, entry.get("keywords", [])):
         return message
+    if message := _unstorable_field("category", name, entry):
+        return message
     parent = entry.get("parent")
     if parent is not None and parent not in known:
         return f"category {name!r}: parent {parent!r} does not exist."
     if parent == name:
         return f"category {name!r}: a category cannot be its own parent."
+    return None
+
+
+def _unstorable_field(kind: str, name: str, entry: dict[str, Any]) -> str | None:
+    for key, value in entry.items():
+        if message := validation.unstorable_error(kind, name, key, value):
+            return message
     return None
 
 
@@ -235,7 +266,7 @@ def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Categ
     return category, False, bool(changed)
 
 
-def _import_tools(entries: list[Any], report: ImportReport, source: str,
+def _import_tools(entries: list[Any], report: ImportReport, source: str, fields: frozenset[str],
                   should_stop: StopCheck | None = None) -> dict[str, Tool]:
     categories = {c.name: c for c in Category.objects.all()}
     imported: dict[str, Tool] = {}
@@ -251,7 +282,7 @@ def _import_tools(entries: list[Any], report: ImportReport, source: str,
         seen.add(name)
         try:
             with transaction.atomic():
-                tool, created, changed = _upsert_tool(entry, categories, source, report)
+                tool, created, changed = _upsert_tool(entry, categories, source, fields, report)
                 changed |= _add_queries(tool, entry.get("hypothetical_queries") or [])
         except ValidationError as exc:
             report.rejected.append({"kind": "tool", "index": str(position), "name": str(name), "reason": _messages(exc)})
@@ -269,6 +300,8 @@ def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -
         return message
     if name in seen:
         return f"tool {name!r}: the name appears twice in the document."
+    if message := _unstorable_field("tool", name, entry):
+        return message
     if not isinstance(entry.get("description"), str) or not entry["description"].strip():
         return f"tool {name!r}: description must be a non-empty string."
     if message := validation.parameters_error(name, entry.get("parameters", empty_parameters())):
@@ -285,7 +318,7 @@ def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -
     return None
 
 
-def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source: str,
+def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source: str, fields: frozenset[str],
                  report: ImportReport) -> tuple[Tool, bool, bool]:
     """Create the tool, or write the fields that differ; unchanged rows are not saved at all,
     so their embedding (hash, vector, embedded_at) and updated_at stay as they were."""
@@ -302,8 +335,8 @@ def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source:
     tool = Tool.objects.filter(name=entry["name"]).first()
     if tool is None:
         return save_validated(Tool(name=entry["name"], category=category, **values)), True, False
-    changed = [k for k, v in values.items() if getattr(tool, k) != v]
-    if tool.category_id != (category.pk if category else None):
+    changed = [k for k, v in values.items() if k in fields and getattr(tool, k) != v]
+    if "category" in fields and tool.category_id != (category.pk if category else None):
         changed.append("category")
     changed, kept = _split_curated(tool, changed)
     report.keep("tool", tool.name, kept)
@@ -324,7 +357,10 @@ def _add_queries(tool: Tool, texts: list[str]) -> bool:
     return added
 
 
-def _link_related_tools(entries: list[Any], imported: dict[str, Tool], report: ImportReport) -> None:
+def _link_related_tools(entries: list[Any], imported: dict[str, Tool], report: ImportReport,
+                        fields: frozenset[str]) -> None:
+    if "related_tools" not in fields:
+        return
     all_names = set(Tool.objects.values_list("name", flat=True))
     for entry in entries:
         tool = imported.get(str(entry.get("name"))) if isinstance(entry, dict) else None

@@ -55,6 +55,8 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps({"format": report["format"], **report["counts"]}))
         for rejection in report["rejected"]:
             self.stderr.write(f"rejected {rejection['kind']} {rejection['name']}: {rejection['reason']}")
+        for warning in report["warnings"]:
+            self.stderr.write(f"warning: {warning}")
 
     def _live_servers(self, commands: list[str], urls: list[str], header_lines: list[str], timeout: float) -> dict:
         headers = {}
