@@ -52,7 +52,9 @@ from api.models import ApiKey
 from engine import sanitize_name
 from routing import services
 from routing.meta_tool import DESCRIPTION, OUTPUT_SCHEMA, PARAMETERS, SYSTEM_PROMPT, TOOL_SEARCH_NAME
+from shared.json_input import JsonInputError, loads
 from shared.redis_client import get_redis
+from shared.storable_text import unstorable_character
 
 logger = logging.getLogger(__name__)
 
@@ -136,31 +138,51 @@ def _ended_key(session_id: str) -> str:
 def handle_post(body: bytes, headers: Mapping[str, str], api_key: ApiKey, catalog_stamp: bytes | None) -> Reply:
     """Answer one POSTed JSON-RPC message (batches are not part of the current protocol)."""
     try:
-        raw = json.loads(body)
-    except (ValueError, RecursionError):
-        return rpc_error(None, PARSE_ERROR, "The body is not valid JSON.", 400)
+        raw = loads(body, max_depth=settings.LLM_MAX_JSON_DEPTH)
+    except JsonInputError as exc:
+        return rpc_error(None, PARSE_ERROR, f"The body is {exc.reason}.", 400)
     if isinstance(raw, list):
         return rpc_error(None, INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per POST.", 400)
+    if isinstance(raw, dict) and (problem := _envelope_problem(raw)):
+        return problem
+    if isinstance(raw, dict) and isinstance(raw.get("id"), float):
+        raw = {**raw, "id": int(raw["id"])}  # 1.0 is the number 1; the SDK's types take integers only
     try:
         message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
     except ValidationError:
         return rpc_error(raw.get("id") if isinstance(raw, dict) else None, INVALID_REQUEST,
                          "The body is not a JSON-RPC 2.0 message.", 400)
-    if not isinstance(message, types.JSONRPCRequest):
-        return Reply(202)  # notifications and responses: accepted, nothing to answer
-    if message.method == "initialize":
-        return _initialize(message, api_key)
+    request = message if isinstance(message, types.JSONRPCRequest) else None
+    if request is not None and request.method == "initialize":
+        return _initialize(request, api_key)
+    request_id = request.id if request is not None else None
     session_id = headers.get(SESSION_HEADER.lower(), "")
     if not session_id:
-        return rpc_error(message.id, INVALID_REQUEST, f"Missing {SESSION_HEADER}: send initialize first.", 400)
+        return rpc_error(request_id, INVALID_REQUEST, f"Missing {SESSION_HEADER}: send initialize first.", 400)
     session = open_session(session_id, api_key.pk)
     if session is None:
-        return rpc_error(message.id, INVALID_REQUEST, "Unknown or expired session: initialize again.", 404)
+        return rpc_error(request_id, INVALID_REQUEST, "Unknown or expired session: initialize again.", 404)
     announced = headers.get(VERSION_HEADER.lower())
     if announced and announced != session.protocol_version:
-        return rpc_error(message.id, INVALID_REQUEST,
+        return rpc_error(request_id, INVALID_REQUEST,
                          f"{VERSION_HEADER} {announced!r} is not this session's ({session.protocol_version}).", 400)
-    return Door(api_key, session, catalog_stamp).answer(message)
+    if request is None:
+        return Reply(202)  # notifications and responses: accepted, nothing to answer
+    return Door(api_key, session, catalog_stamp).answer(request)
+
+
+def _envelope_problem(raw: dict[str, Any]) -> Reply | None:
+    """What the SDK's types let through as a notification: a request whose id is neither a string
+    nor a whole number would get no answer at all, and a reply can carry a result or an error, not both."""
+    if "method" in raw and "id" in raw:
+        request_id = raw["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+            return rpc_error(None, INVALID_REQUEST, "A request's id must be a string or a number.", 400)
+        if isinstance(request_id, float) and not request_id.is_integer():
+            return rpc_error(None, INVALID_REQUEST, "A request's id must be a string or a whole number.", 400)
+    if "result" in raw and "error" in raw:
+        return rpc_error(None, INVALID_REQUEST, "A JSON-RPC response carries a result or an error, not both.", 400)
+    return None
 
 
 def _initialize(message: types.JSONRPCRequest, api_key: ApiKey) -> Reply:
@@ -258,6 +280,8 @@ class Door:
             return self.tool_result(request_id, error="tool_search needs a non-empty string 'query'.")
         if len(query) > settings.API_MAX_QUERY_CHARS:
             return self.tool_result(request_id, error=f"'query' may have at most {settings.API_MAX_QUERY_CHARS} characters.")
+        if unstorable := unstorable_character(query):
+            return self.tool_result(request_id, error=f"'query' contains {unstorable}, which a query may not hold.")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
             return self.tool_result(request_id, error=f"'limit' must be a whole number from 1 to {MAX_SEARCH_LIMIT}.")
         asked = services.RouteQuery(query=query.strip(), limit=limit, format="mcp")
@@ -271,10 +295,14 @@ class Door:
             shown = self.presented(definition, match["category"])
             found.append({**shown, "_meta": {"toolrouter/hint": match["hint"], "toolrouter/category": match["category"],
                                              "toolrouter/score": match["score"]}})
+        # The fail-safe's tool_search comes after the matches, without one of its own: never zero tools.
+        found += answer["tools"][len(answer["matches"]):]
         structured: dict[str, Any] = {"tools": found, "workflowGuidance": answer["guidance"],
                                       "instruction": answer["instruction"]}
         if "fail_safe" in answer:
             structured["failSafe"] = answer["fail_safe"]
+        if "explicit" in answer:
+            structured["explicit"] = answer["explicit"]
         return self.tool_result(request_id, structured=structured)
 
     def tool_result(self, request_id: Any, *, structured: dict[str, Any] | None = None, error: str = "") -> Reply:

@@ -1,8 +1,8 @@
 """/mcp: the MCP door over streamable HTTP (see gateway/mcp_door.py for the design).
 
 POST carries one JSON-RPC message and is answered with one JSON response (or 202 for a
-notification). GET (the optional server-to-client event stream) is 405: this server never
-speaks first. DELETE ends the session named by `Mcp-Session-Id`. The key comes as
+notification). GET (the optional server-to-client event stream) is 405, as for any method the
+view does not define: this server never speaks first. DELETE ends the session named by `Mcp-Session-Id`. The key comes as
 `Authorization: Bearer`, with the `route` scope, under the same rate limit as the REST API.
 """
 from __future__ import annotations
@@ -41,12 +41,6 @@ class McpView(APIView):
         reply = mcp_door.handle_post(raw_body(request._request), request.headers, api_key_of(request),
                                      catalog_stamp_of(request))
         return _http(reply)
-
-    @extend_schema(responses={405: None}, summary="MCP: no server-initiated stream (405)")
-    def get(self, request: Request) -> HttpResponse:
-        response = HttpResponse(status=405)
-        response["Allow"] = "POST, DELETE"
-        return response
 
     @extend_schema(responses={204: None, 404: ANY_OBJECT}, summary="MCP: end the session in Mcp-Session-Id")
     def delete(self, request: Request) -> HttpResponse:

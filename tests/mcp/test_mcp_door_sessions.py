@@ -1,37 +1,17 @@
 """The MCP door's HTTP rules: keys, sessions (missing, foreign, ended), versions, GET, Origin, bad bodies."""
 from __future__ import annotations
 
-import json
-
 import pytest
-from django.test import Client
 
 from api.services import create_api_key
+from tests.support.mcp_http import INIT, LIST, open_session, post
 
 pytestmark = pytest.mark.django_db
-ACCEPT = "application/json, text/event-stream"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-
-
-def post(client: Client, key: str | None, body: object, **headers: str):
-    extra = {"HTTP_ACCEPT": ACCEPT, **{f"HTTP_{k.upper().replace('-', '_')}": v for k, v in headers.items()}}
-    if key:
-        extra["HTTP_AUTHORIZATION"] = f"Bearer {key}"
-    data = body if isinstance(body, str) else json.dumps(body)
-    return client.post("/mcp", data=data, content_type="application/json", **extra)
 
 
 @pytest.fixture
 def key() -> str:
     return create_api_key("mcp-sessions")[1]
-
-
-def open_session(client: Client, key: str) -> str:
-    response = post(client, key, INIT)
-    assert response.status_code == 200 and response.json()["result"]["protocolVersion"] == "2025-06-18"
-    return response["Mcp-Session-Id"]
 
 
 def test_a_session_is_needed_and_bound_to_its_key(client, key) -> None:

@@ -58,13 +58,17 @@ def test_a_bound_key_never_sees_an_outside_tool(web) -> None:
         names = await list_names(session, transcript)
         answers = [await search(session, transcript, q, limit=10)
                    for q in ("play some jazz", "send an email to my boss", "select:play_music", "select:/.*/",
-                             "will it rain tomorrow")]
+                             "select:no_such_tool", "will it rain tomorrow")]
         refusals = [await refused(session, transcript, n) for n in ("play_music", "music.play_music", "no_such_tool")]
         return names, answers, refusals
 
     (names, answers, refusals), transcript = run_session(web.url("/mcp"), key, steps)
     save_transcript("bound", transcript)
     assert names == ["tool_search"]  # its toolset has no core tool
+    # An outside name the caller typed reads exactly like one that does not exist...
+    notes = [answer.pop("explicit")["notes"] for answer in (answers[2], answers[4])]
+    assert notes == [["select:play_music matched no tool"], ["select:no_such_tool matched no tool"]]
+    # ... and nothing else of the answers names an outside tool.
     text = json.dumps([names, answers])
     assert not {n for n in outside if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", text)}
     assert answers[-1]["tools"][0]["name"] in {"get_weather_forecast", "get_current_weather", "get_weather_alerts"}
