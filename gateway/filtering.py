@@ -25,7 +25,7 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -92,6 +92,8 @@ class FilterOptions:
     margin: float | None = None  # adaptive mode
     # Not a request option: the caller's pinned tools (its key's and its toolset's), by catalog name.
     pinned: tuple[str, ...] = ()
+    # Not a request option: the tool the body's tool_choice names, which must stay (load_body sets it).
+    forced: str | None = None
 
 
 @dataclass
@@ -207,6 +209,17 @@ def load_body(raw: bytes) -> Any:
     return body
 
 
+def forced_tool(body: dict) -> str | None:
+    """The tool `tool_choice` makes the model call (OpenAI's {"type": "function", "function": {"name"}},
+    Anthropic's {"type": "tool", "name"}): filtered out, the provider refuses the request."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict):
+        return None
+    named = choice.get("function") if choice.get("type") == "function" else choice if choice.get("type") == "tool" else None
+    name = named.get("name") if isinstance(named, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
     """The first match of the tools path and its list, or (None, None) when there is none."""
     matches = _find(options.tools_path, "tools_path", body)
@@ -275,6 +288,7 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
     if not raw.strip():
         return FilterOutcome(raw, passthrough="empty-body")
     body = load_body(raw)
+    options = replace(options, forced=forced_tool(body))
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
@@ -343,6 +357,8 @@ def _route_request(query: str, options: FilterOptions, index: ToolListIndex, str
     limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else len(index.positions))
     asked_for = explicit.parse(query)
     required = [(key, "pinned") for key in (index.key_of(name) for name in options.pinned) if key]
+    if options.forced and (key := index.key_of(options.forced)):
+        required.append((key, "forced"))
     if asked_for.any:
         chosen = explicit.resolve(asked_for, list(index.positions), index.key_of)
         required += [(key, "explicit") for key in chosen.names]

@@ -97,8 +97,10 @@ class ProxyView(APIView):
         headers = proxy.upstream_headers(self.kind, request.headers,
                                          getattr(request._request, "our_key_header", None))
         query = request.META.get("QUERY_STRING", "")
-        body = _json_or_none(raw)
-        pinned = tuple({spelling for name in options.pinned for spelling in (name, external_name(name))})
+        body = _checked_body(raw, options)
+        forced = filter_gateway.forced_tool(body) if body is not None else None
+        pinned = tuple({spelling for name in (*options.pinned, *([forced] if forced else []))
+                        for spelling in (name, external_name(name))})
         plan = deferred.plan(self.kind, body, pinned=pinned)
         fail_safe = None
         if plan is None:
@@ -137,6 +139,20 @@ def _forwarded(call: Callable[[], T]) -> T:
         raise ApiError(504, "upstream_timeout", str(exc)) from exc
     except proxy.UpstreamUnavailable as exc:
         raise ApiError(502, "upstream_unavailable", str(exc)) from exc
+
+
+def _checked_body(raw: bytes, options: filter_gateway.FilterOptions) -> Any:
+    """The body as the filter reads it, with its limits and its errors (deferred loading skips
+    the filter), or None when there is none."""
+    if not raw.strip():
+        return None
+    try:
+        body = filter_gateway.load_body(raw)
+        filter_gateway.find_tools(body, options)
+        filter_gateway.find_query(body, options)
+    except filter_gateway.FilterInputError as exc:
+        raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
+    return body
 
 
 def _json_or_none(raw: bytes) -> Any:
