@@ -116,7 +116,7 @@ class BearerKeyAuthentication(authentication.BaseAuthentication):
         if not header:
             return None
         scheme, _, raw_key = header.partition(" ")
-        if scheme != self.keyword or not raw_key.strip():
+        if scheme.lower() != self.keyword.lower() or not raw_key.strip():  # a scheme is case-insensitive (RFC 9110)
             raise exceptions.AuthenticationFailed("Use 'Authorization: Bearer <api key>'.")
         failures = throttling.FailedAuthWindow.now(throttling.client_address(request))
         found = current_key(hash_key(raw_key.strip()), failures)

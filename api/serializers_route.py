@@ -51,8 +51,15 @@ class RouteRequestSerializer(QueryFields):
             text = last_user_text(attrs.get("messages") or [])
             if not text:
                 raise serializers.ValidationError(
-                    {"query": ["Give a query, or messages whose last user message has text."]})
-            attrs["query"] = self.validate_query(text.strip())
+                    {"query": ["Give a query, or messages with a user message that has text."]})
+            if "\x00" in text:
+                raise serializers.ValidationError({"messages": ["The last user text holds a NUL character."]})
+            try:
+                attrs["query"] = self.validate_query(text.strip())
+            except serializers.ValidationError as exc:
+                detail = exc.detail if isinstance(exc.detail, list) else [exc.detail]
+                raise serializers.ValidationError({"messages": [f"The last user text: {' '.join(map(str, detail))}"]}) \
+                    from exc
         if attrs["mode"] == "threshold" and attrs.get("threshold") is None:
             attrs["threshold"] = settings.ROUTE_DEFAULT_THRESHOLD
         return attrs

@@ -233,12 +233,13 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     index = live_index.current(provider.model_id, catalog_stamp=catalog_stamp)
     allowed = allowed_tool_names(caller, asked.toolset, index.version)
     asked_for = explicit.parse(asked.query)
+    has_terms = asked_for.any or bool(asked_for.notes)  # a term it could not take still says why
     chosen = explicit.resolve(asked_for, _visible_names(index, allowed), lambda n: catalog_name(index, n)) \
-        if asked_for.any else None
+        if has_terms else None
     required = [(name, "pinned") for name in pinned_tool_names(caller, asked.toolset, index.version)]
     required += [(name, "explicit") for name in (chosen.names if chosen else ())]
     request = RouteRequest(
-        query=asked_for.rest if asked_for.any else asked.query,
+        query=asked_for.rest if has_terms else asked.query,
         limit=asked.limit,
         mode=asked.mode,
         threshold=asked.threshold,
@@ -261,7 +262,7 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
     engine_started = time.perf_counter()
     result = route(index, request, embed_texts=embed_texts, select_categories_llm=category_llm())
     fail_safe = None
-    if not result.matches:
+    if all(m.via == "core" for m in result.matches):  # core tools come whatever the query: nothing was selected
         result, fail_safe = _never_empty(index, request, result, embed_texts)
     engine_ms = (time.perf_counter() - engine_started - clock.cache_seconds) * 1000
     answer = result.to_dict()
@@ -277,6 +278,10 @@ def route_request(asked: RouteQuery, *, caller: Caller, catalog_stamp: bytes | N
         hidden = _hidden_tool_names(index, request.allowed_tools or frozenset())
         answer = redact_tool_names(answer, hidden)
         descriptions = redact_tool_names(descriptions, hidden)
+        if chosen is not None:
+            # The notes hold the caller's own words and visible names only; redacted, a hidden name
+            # would read unlike one that does not exist.
+            answer["explicit"]["notes"] = list(chosen.notes)
     session_id = asked.session_id
     if session_id:
         allowed = request.allowed_tools

@@ -20,11 +20,12 @@ def content_text(value: Any) -> str:
 
 
 def last_user_text(messages: list[Any]) -> str:
-    """The text of the last user message with a string or list content ("" when there is none)."""
+    """The text of the last user message that has any ("" when none has). In an agent's loop the
+    last user turn often holds only tool results (Anthropic's `tool_result` parts): the request
+    is still the one the user wrote before."""
     for message in reversed(messages):
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
-        content = message.get("content")
-        if isinstance(content, (str, list)):
-            return content_text(content)
+        if text := content_text(message.get("content")):
+            return text
     return ""
