@@ -241,9 +241,12 @@ class EmbeddedServices:
         return env
 
     def stop(self) -> None:
+        # Only servers started here stop here; servers another run started (`make run` beside a
+        # `devservices -- manage.py ...`) keep running, and so does the file that finds them.
+        stopping = self.postgres.started_here or self.redis.process is not None
         self.redis.stop()
         self.postgres.stop()
-        if not (self.postgres.started_here or self.redis.process):
+        if stopping:
             SERVICES_ENV_FILE.unlink(missing_ok=True)
 
 
