@@ -24,6 +24,7 @@ from engine import (
     split_identifier,
     tool_embedding_text,
 )
+from shared.json_input import replace_unpaired_surrogates
 from toolcatalog.interchange import parse_catalog
 from toolcatalog.interchange.loading import load_document
 
@@ -120,8 +121,12 @@ def evaluation_catalog(data: str | bytes) -> EvaluationCatalog:
     would refuse only for its name, its parameter schema or an optional field is still ranked
     (CatalogBuilder's `for_ranking`), in every format the import reads. Raises InterchangeError,
     as `parse_catalog`, when the file is not a catalog."""
-    parsed = parse_catalog(load_document(data), for_ranking=True)
+    document, halves = replace_unpaired_surrogates(load_document(data, keep_unpaired_surrogates=True))
+    parsed = parse_catalog(document, for_ranking=True)
     notes = [f"skipped {r}" for r in parsed.rejected] + parsed.warnings
+    if halves:
+        notes.append(f"{halves} texts hold half of a UTF-16 pair (an escape such as \\ud800 alone), "
+                     "ranked as U+FFFD")
     disabled = [parsed.renamed.get(t["name"], t["name"]) for t in parsed.tools if not t["enabled"]]
     if disabled:
         notes.append(f"{len(disabled)} disabled tools are not ranked, as the route endpoint never offers them: "

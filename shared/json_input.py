@@ -50,8 +50,9 @@ def _no_constant(name: str) -> Any:
     raise JsonInputError("invalid_json", f"not valid JSON: {name} is not a JSON value")
 
 
-def loads(text: str | bytes, *, max_depth: int) -> Any:
-    """The JSON value of `text`, nested at most `max_depth` levels; JsonInputError otherwise."""
+def loads(text: str | bytes, *, max_depth: int, keep_unpaired_surrogates: bool = False) -> Any:
+    """The JSON value of `text`, nested at most `max_depth` levels; JsonInputError otherwise (also
+    for half a UTF-16 pair, unless `keep_unpaired_surrogates`: see `replace_unpaired_surrogates`)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -74,7 +75,7 @@ def loads(text: str | bytes, *, max_depth: int) -> Any:
                              {"limit_digits": digits}) from None
     if depth_of(data, max_depth) > max_depth:
         raise JsonInputError("json_too_deep", f"nested deeper than {max_depth} levels", {"limit": max_depth})
-    if _SURROGATE_ESCAPE.search(text) and (lone := _unpaired_surrogate(data)):
+    if not keep_unpaired_surrogates and _SURROGATE_ESCAPE.search(text) and (lone := _unpaired_surrogate(data)):
         raise JsonInputError("invalid_json", f"not valid text: a string holds an unpaired surrogate (U+{ord(lone):04X}), "
                              "half of a UTF-16 pair, which is no character")
     return data
@@ -99,3 +100,18 @@ def _unpaired_surrogate(value: Any) -> str | None:
         elif isinstance(node, list):
             stack.extend(node)
     return None
+
+
+def replace_unpaired_surrogates(value: Any) -> tuple[Any, int]:
+    """`value` with every half of a UTF-16 pair made U+FFFD, and how many strings held one: for
+    reading what must be read whatever it holds (a benchmark's file in `evaluate`)."""
+    if isinstance(value, str):
+        fixed = _SURROGATE.sub("\ufffd", value)
+        return fixed, int(fixed != value)
+    if isinstance(value, dict):
+        pairs = [(replace_unpaired_surrogates(k), replace_unpaired_surrogates(v)) for k, v in value.items()]
+        return {k: v for (k, _), (v, _) in pairs}, sum(a + b for (_, a), (_, b) in pairs)
+    if isinstance(value, list):
+        items = [replace_unpaired_surrogates(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    return value, 0

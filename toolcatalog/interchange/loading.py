@@ -94,8 +94,10 @@ def _preview(text: str) -> str:
     return f"{snippet}..." if len(text.strip()) > 60 else snippet
 
 
-def load_document(data: str | bytes, limits: DocumentLimits | None = None) -> Any:
-    """Parse text as JSON, else as YAML; raise InterchangeError if neither (LimitExceeded past `limits`)."""
+def load_document(data: str | bytes, limits: DocumentLimits | None = None, *,
+                  keep_unpaired_surrogates: bool = False) -> Any:
+    """Parse text as JSON, else as YAML; raise InterchangeError if neither (LimitExceeded past `limits`).
+    JSON escaping half a UTF-16 pair is refused unless `keep_unpaired_surrogates` (shared.json_input)."""
     limits = limits or DocumentLimits()
     if isinstance(data, bytes):
         try:
@@ -111,7 +113,7 @@ def load_document(data: str | bytes, limits: DocumentLimits | None = None) -> An
             "expected JSON or YAML"
         )
     try:
-        return loads(text, max_depth=limits.max_depth)
+        return loads(text, max_depth=limits.max_depth, keep_unpaired_surrogates=keep_unpaired_surrogates)
     except JsonInputError as json_error:
         if json_error.code == "json_too_deep":
             raise LimitExceeded("max_depth", limits.max_depth,

@@ -20,6 +20,7 @@ from routing.evaluation import (
     snapshot_from_document,
     summarise,
 )
+from shared.json_input import replace_unpaired_surrogates
 from toolcatalog.embeddings import EmbeddingProviderError, get_provider
 from toolcatalog.interchange import InterchangeError
 
@@ -147,6 +148,7 @@ class Command(BaseCommand):
 
     def _queries(self, path: Path) -> list[dict]:
         items = []
+        halves = 0
         try:
             text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of line 1
         except (OSError, UnicodeDecodeError) as exc:
@@ -156,9 +158,10 @@ class Command(BaseCommand):
             if not line.strip():
                 continue
             try:
-                item = json.loads(line)
+                item, held = replace_unpaired_surrogates(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise CommandError(f"{path}:{number}: not JSON: {exc.msg} (column {exc.colno})") from exc
+            halves += held
             if not isinstance(item, dict) or not isinstance(item.get("query"), str):
                 raise CommandError(f"{path}:{number}: each line needs a \"query\" string.")
             expected = item.get("expected")
@@ -170,4 +173,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}:{number}: \"expected\" must be a list of tool names, "
                                    f"found {json.dumps(expected)[:80]}.")
             items.append({"query": item["query"], "expected": expected})
+        if halves:
+            self.stderr.write(f"{path}: {halves} texts hold half of a UTF-16 pair (an escape such as \\ud800 "
+                              "alone), read as U+FFFD")
         return items
