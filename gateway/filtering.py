@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -83,17 +84,16 @@ class FilterOptions:
     mode: str = "top_k"
     limit: int | None = None  # None: 5 in top_k, every tool in threshold mode (seed 004)
     threshold: float | None = None
-    # Hybrid (BM25 + vector fusion) by default: the tools are embedded anyway, and the vector
-    # side gives every tool a score, so TOP_K sends K tools as seed 004 promises. (`auto` ranks
-    # the same here: a tool list sent with the request has no calibration, so no fast path.)
+    # Hybrid (BM25 + vector fusion) by default: the tools are embedded anyway. (`auto` ranks the
+    # same here: a tool list sent with the request has no calibration, so no fast path.)
     strategy: str = "hybrid"
     query_path: str = DEFAULT_QUERY_PATH
     tools_path: str = DEFAULT_TOOLS_PATH
     margin: float | None = None  # adaptive mode
     # Not a request option: the caller's pinned tools (its key's and its toolset's), by catalog name.
     pinned: tuple[str, ...] = ()
-    # Not a request option: the tool the body's tool_choice names, which must stay (load_body sets it).
-    forced: str | None = None
+    # Not a request option: what the body itself needs kept (`tools_the_body_needs`), by name or engine key.
+    needed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -153,14 +153,19 @@ def parse_options(values: Mapping[str, str], *, key_query_path: str | None = Non
     return options
 
 
+# Python's int() and float() also read "1_0" as 10 and other scripts' digits ("٣" as 3).
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+
+
 def _number(values: Mapping[str, str], name: str, kind: type, low: float, high: float) -> Any:
     raw = values.get(name)
     if raw in (None, ""):
         return None
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise FilterInputError("invalid_request", f"{name} must be a number.", {name: raw}) from None
+    written = (_WHOLE_NUMBER if kind is int else _DECIMAL_NUMBER).fullmatch(raw.strip())
+    if written is None:
+        raise FilterInputError("invalid_request", f"{name} must be a number.", {name: raw})
+    value = kind(written.group())
     if not low <= value <= high:
         raise FilterInputError("invalid_request", f"{name} must be between {low:g} and {high:g}.", {name: raw})
     return value
@@ -218,6 +223,14 @@ def forced_tool(body: dict) -> str | None:
     named = choice.get("function") if choice.get("type") == "function" else choice if choice.get("type") == "tool" else None
     name = named.get("name") if isinstance(named, dict) else None
     return name if isinstance(name, str) and name else None
+
+
+def tools_the_body_needs(body: dict, tools: list[dict]) -> tuple[str, ...]:
+    """Tools the filter must keep whatever the query: the one tool_choice forces, and the provider's
+    built-in tools (`{"type": "web_search_preview"}`: no name, nothing to rank), by engine key."""
+    forced = forced_tool(body)
+    built_in = [key for key, tool in zip(_engine_keys(tools), tools, strict=True) if not tool_name(tool)]
+    return (*([forced] if forced else []), *built_in)
 
 
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
@@ -288,10 +301,10 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
     if not raw.strip():
         return FilterOutcome(raw, passthrough="empty-body")
     body = load_body(raw)
-    options = replace(options, forced=forced_tool(body))
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
+    options = replace(options, needed=tools_the_body_needs(body, tools))
     tokens_before = count_text(definition_json(tools))
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
     if not query:
@@ -309,7 +322,9 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
         return _unchanged(raw, tools, tokens_before, query, passthrough="embedding-unavailable")
     if not result.names:  # never zero tools: this door cannot serve a search, so every tool stays
         return _unchanged(raw, tools, tokens_before, query, fail_safe="nothing-selected")
-    kept = [tools[index.positions[name]] for name in result.names]
+    names = _top_k_filled(result.names, options, index)
+    scores = {m.name: m.score for m in result.matches}
+    kept = [tools[index.positions[name]] for name in names]
     replace_tools(body, match, kept, options)
     filtered = json.dumps(body, ensure_ascii=False).encode("utf-8")
     return FilterOutcome(filtered, tools_before=len(tools), tools_after=len(kept), tokens_before=tokens_before,
@@ -317,10 +332,21 @@ def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
                          selected=[tool_name(t) for t in kept],
                          fallback="embedding-budget" if index.deferred else None, deferred_embeddings=index.deferred,
                          query=query, confidence=result.strategy.confidence,
-                         offered=[{"name": index.catalog_names[index.positions[m.name]], "rank": rank,
-                                   "score": round(float(m.score), 4)}
-                                  for rank, m in enumerate(result.matches, start=1)],
+                         offered=[{"name": index.catalog_names[index.positions[name]], "rank": rank,
+                                   "score": round(float(scores[name]), 4) if name in scores else None}
+                                  for rank, name in enumerate(names, start=1)],
                          catalog_names=dict(zip((_display_name(key) for key in index.positions), index.catalog_names)))
+
+
+def _top_k_filled(ranked: list[str], options: FilterOptions, index: ToolListIndex) -> list[str]:
+    """TOP_K sends K tools, as seed 004 promises ("or fewer if less than K tools are available"):
+    the engine offers no tool that scores 0 (no word and no positive cosine in common with the
+    query), so the rest come in the request's order."""
+    wanted = options.limit or DEFAULT_TOP_K
+    if options.mode != "top_k" or len(ranked) >= wanted:
+        return ranked
+    shown = set(ranked)
+    return [*ranked, *[key for key in index.positions if key not in shown][: wanted - len(ranked)]]
 
 
 def _unchanged(raw: bytes, tools: list[dict], tokens: int, query: str, *, passthrough: str | None = None,
@@ -357,8 +383,7 @@ def _route_request(query: str, options: FilterOptions, index: ToolListIndex, str
     limit = options.limit or (DEFAULT_TOP_K if options.mode == "top_k" else len(index.positions))
     asked_for = explicit.parse(query)
     required = [(key, "pinned") for key in (index.key_of(name) for name in options.pinned) if key]
-    if options.forced and (key := index.key_of(options.forced)):
-        required.append((key, "forced"))
+    required += [(key, "needed") for key in (index.key_of(name) for name in options.needed) if key]
     if asked_for.any:
         chosen = explicit.resolve(asked_for, list(index.positions), index.key_of)
         required += [(key, "explicit") for key in chosen.names]

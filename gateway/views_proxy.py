@@ -98,7 +98,7 @@ class ProxyView(APIView):
                                          getattr(request._request, "our_key_header", None))
         query = request.META.get("QUERY_STRING", "")
         body = _checked_body(raw, options)
-        forced = filter_gateway.forced_tool(body) if body is not None else None
+        forced = filter_gateway.forced_tool(body) if body is not None else None  # never deferred
         pinned = tuple({spelling for name in (*options.pinned, *([forced] if forced else []))
                         for spelling in (name, external_name(name))})
         plan = deferred.plan(self.kind, body, pinned=pinned)

@@ -35,7 +35,7 @@ def test_tools_that_are_not_a_list_of_objects(db, route_client, tools) -> None:
 
 
 @pytest.mark.parametrize("query", ["mode=best", "limit=0", "limit=abc", "threshold=2", "strategy=hierarchical",
-                                   "limt=3"])
+                                   "limt=3", "limit=1_0", "limit=%D9%A3", "threshold=0_5", "threshold=nan"])
 def test_bad_options(db, route_client, query) -> None:
     response = post_filter(route_client, openai_body("weather"), query)
     assert response.status_code == 400 and response.json()["error"] == "invalid_request"
