@@ -12,6 +12,9 @@ from .errors import ApiError
 
 
 class LimitedJSONParser(JSONParser):
+    def max_depth(self) -> int:
+        return settings.API_MAX_JSON_DEPTH
+
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read(settings.API_MAX_BODY_BYTES + 1) if stream is not None else b""
         if len(raw) > settings.API_MAX_BODY_BYTES:
@@ -20,8 +23,16 @@ class LimitedJSONParser(JSONParser):
         if not raw.strip():
             raise exceptions.ParseError("The body is empty; send a JSON object.")
         try:
-            return loads(raw, max_depth=settings.API_MAX_JSON_DEPTH)
+            return loads(raw, max_depth=self.max_depth())
         except JsonInputError as exc:
             if exc.code == "invalid_json":
                 raise exceptions.ParseError(f"The body is {exc.reason}.") from None
             raise ApiError(400, exc.code, f"The body is {exc.reason}.", exc.details) from None
+
+
+class CatalogImportJSONParser(LimitedJSONParser):
+    """An import's document sits one level down in the body and may nest as deep as a document sent
+    as text (IMPORT_MAX_DEPTH; real OpenAPI specs nest past API_MAX_JSON_DEPTH)."""
+
+    def max_depth(self) -> int:
+        return settings.IMPORT_MAX_DEPTH + 1

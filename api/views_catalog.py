@@ -18,6 +18,7 @@ from toolcatalog.models import Category, Tool, Toolset
 
 from .disconnect import gone_check
 from .errors import ApiError
+from .parsers import CatalogImportJSONParser
 from .schema import ANY_JSON, with_errors
 from .serializers_catalog import (
     CategorySerializer,
@@ -74,6 +75,7 @@ class ToolsetViewSet(CatalogViewSet):
 
 class CatalogImportView(APIView):
     required_scope = "catalog"
+    parser_classes = [CatalogImportJSONParser]
 
     @extend_schema(request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer),
                    summary="Import tools in any supported format")

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from bench.hardening import billion_laughs, ref_fan_out
+from shared.json_input import depth_of
 from tests.support.catalog import api_client
 from toolcatalog.models import Category, Tool
 
@@ -92,3 +93,22 @@ def test_the_command_and_the_admin_page_apply_the_same_limits(tmp_path, admin_cl
                                                                    "action": "import"}).content.decode()
     assert "Nothing was imported" in page and "IMPORT_MAX_REF_EXPANSIONS" in page
     assert not Tool.objects.exists() and not Category.objects.exists()
+
+
+def deep_object(wrappings: int) -> dict:
+    """A toolcatalog/v1 document whose one tool's parameters hold an object in an object `wrappings` times."""
+    schema: dict = {"type": "string"}
+    for _ in range(wrappings):
+        schema = {"type": "object", "properties": {"inner": schema}}
+    return {"format": "toolcatalog/v1", "tools": [{"name": "deep", "description": "Deep parameters.",
+                                                   "parameters": {"type": "object", "properties": {"p": schema}}}]}
+
+
+def test_a_document_sent_as_an_object_may_nest_as_deep_as_one_sent_as_text(curator, settings) -> None:
+    body = {"document": deep_object(25)}
+    assert settings.API_MAX_JSON_DEPTH < depth_of(body, 100) <= settings.IMPORT_MAX_DEPTH + 1
+    response = curator.post("/api/v1/catalog/import", body, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["created"] == ["deep"]
+    too_deep = curator.post("/api/v1/catalog/import", {"document": deep_object(40)}, format="json")
+    assert too_deep.status_code == 400 and too_deep.json()["error"] == "json_too_deep"
