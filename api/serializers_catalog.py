@@ -38,6 +38,8 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
     def _save(self, instance, validated_data: dict) -> Any:
         many = {k: validated_data.pop(k) for k in list(validated_data)
                 if isinstance(self.fields[k], serializers.ManyRelatedField)}
+        if instance.pk is not None and not self._changes(instance, validated_data, many):
+            return instance  # as an import does: an unchanged row is not saved, nor the catalog's version bumped
         for key, value in validated_data.items():
             setattr(instance, key, value)
         try:
@@ -47,6 +49,12 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
         for key, value in many.items():
             getattr(instance, key).set(value)
         return instance
+
+    @staticmethod
+    def _changes(instance, values: dict, many: dict) -> bool:
+        if any(getattr(instance, key) != value for key, value in values.items()):
+            return True
+        return any({o.pk for o in getattr(instance, key).all()} != {o.pk for o in value} for key, value in many.items())
 
     def create(self, validated_data: dict) -> Any:
         return self._save(self.Meta.model(), validated_data)  # type: ignore[misc]  # Meta.model is a concrete model
