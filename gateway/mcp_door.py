@@ -276,6 +276,8 @@ class Door:
     def tool_search(self, request_id: Any, arguments: dict[str, Any]) -> Reply:
         query = arguments.get("query")
         limit = arguments.get("limit", 5)
+        if isinstance(limit, float) and limit.is_integer():
+            limit = int(limit)  # JSON Schema's integer takes 5.0, and the tool's schema says integer
         if not isinstance(query, str) or not query.strip():
             return self.tool_result(request_id, error="tool_search needs a non-empty string 'query'.")
         if len(query) > settings.API_MAX_QUERY_CHARS:
