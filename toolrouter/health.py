@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 
 from api.selectors import bound_keys_with_catalog_scope
 from shared.redis_client import redis_ping
@@ -10,10 +12,14 @@ from toolcatalog import selectors
 from usage.services import usage_health
 
 
+@csrf_exempt  # a probe's POST is a 405, not a CSRF page
+@require_safe
 def healthz(request) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+@csrf_exempt
+@require_safe
 def readyz(request) -> JsonResponse:
     checks: dict[str, dict] = {}
     try:

@@ -23,8 +23,13 @@ ERROR_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 405
                406: "not_acceptable", 413: "body_too_large", 415: "unsupported_media_type", 429: "rate_limited"}
 
 
+# Probes read JSON too; a stray slash or a POST must not get the debug page or a CSRF page.
+HEALTH_PATHS = ("/healthz", "/readyz")
+
+
 def answers_json(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIXES) or request.path in ("/api", "/v1")
+    return (request.path.startswith(API_PREFIXES) or request.path in ("/api", "/v1")
+            or request.path.rstrip("/") in HEALTH_PATHS)
 
 
 class JsonApiErrorsMiddleware:
@@ -39,7 +44,7 @@ class JsonApiErrorsMiddleware:
         if (response.status_code == 404 and not response.get("Content-Type", "").startswith("application/json")
                 and (answers_json(request) or request.method not in ("GET", "HEAD"))):
             return json_404(request)
-        if (response.status_code >= 400 and request.path.startswith("/api/")
+        if (response.status_code >= 400 and (request.path.startswith("/api/") or request.path in HEALTH_PATHS)
                 and not response.get("Content-Type", "").startswith("application/json")):
             code = ERROR_CODES.get(response.status_code, "error")
             converted = JsonResponse(error_body(code, f"{request.method} {request.path}: {code.replace('_', ' ')}."),
