@@ -70,7 +70,8 @@ def current_key(key_hash: str, failures: throttling.FailedAuthWindow | None = No
     """The key with this hash as stored now, read with the stamps in one Redis round trip.
 
     With `failures` (the client address's failed authentications), an address past its limit
-    gets TooManyFailedAuthentications unless this process knows the key already: no database read.
+    gets TooManyFailedAuthentications unless this process knows the key already (a copy, current
+    or not): no database read.
     """
     if throttling.redis_resting():
         return KeyLookup(key_by_hash(key_hash))
@@ -94,7 +95,10 @@ def current_key(key_hash: str, failures: throttling.FailedAuthWindow | None = No
     rate_reply = replies
     if copy and check and copy[0] == stamp and not copy[1].revoked:
         return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)
-    if failures and (wait := failures.wait_seconds(failure_reply or [])) is not None:
+    # A key this process holds a copy of is no guess, even once the stamp moved on (a write to any key,
+    # or 10 s): one read checks it, so guesses from a shared address do not lock out its clients.
+    known_good = copy is not None and not copy[1].revoked
+    if failures and not known_good and (wait := failures.wait_seconds(failure_reply or [])) is not None:
         raise failures.refuse(wait)
     if copy and check and copy[0] == stamp:  # a revoked key this process knows: refused without a read
         return KeyLookup(copy[1], check.answer(rate_reply[0]), catalog_stamp)

@@ -60,3 +60,13 @@ def test_the_proxy_counts_failures_the_same_way() -> None:
     for i in range(5):
         assert attempt(f"tr_guess_{i}", path="/v1/chat/completions", HTTP_X_TOOLROUTER_KEY=f"tr_x_{i}").status_code == 401
     assert attempt("tr_guess", path="/v1/chat/completions", HTTP_X_TOOLROUTER_KEY="tr_x_next").status_code == 429
+
+
+def test_a_known_key_keeps_working_after_its_stamp_moved_on() -> None:
+    _, good = create_api_key("good", ["route"])
+    assert attempt(good).status_code != 401  # this process now knows the key
+    for i in range(6):
+        attempt(f"tr_guess_{i}")
+    create_api_key("another")  # any write to a key replaces the stamp, as 10 s of quiet would
+    assert attempt(good).status_code not in (401, 429)
+    assert attempt("tr_guess_more").status_code == 429
