@@ -45,9 +45,13 @@ def test_a_changed_description_is_taken_and_the_rest_kept(demo) -> None:
     assert (tool.enabled, tool.tags, tool.category.name) == (False, ["audio"], "music")
 
 
-def test_a_named_category_still_files_the_tools(demo) -> None:
+@pytest.mark.parametrize("fmt", ["openai", "mcp"])
+def test_a_named_category_still_files_the_tools(demo, fmt) -> None:
     client = api_client(["catalog"], name="refresh")
-    exported = client.get("/api/v1/catalog/export", {"format": "openai"}).json()
-    played = [t for t in exported if t["function"]["name"] == "play_music"]
-    client.post("/api/v1/catalog/import", {"document": played, "category": "weather"}, format="json")
+    exported = client.get("/api/v1/catalog/export", {"format": fmt}).json()
+    tools = exported["tools"] if isinstance(exported, dict) else exported
+    played = [t for t in tools if (t.get("function") or t)["name"] == "play_music"]
+    document = {**exported, "tools": played} if isinstance(exported, dict) else played
+    report = client.post("/api/v1/catalog/import", {"document": document, "category": "weather"}, format="json").json()
+    assert report["updated"] == ["play_music"], report
     assert Tool.objects.get(name="play_music").category.name == "weather"

@@ -156,11 +156,11 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
             raise ImportAbandoned("the client went away before the import started")
         document = parsed.to_document()
         fields = CARRIED_FIELDS.get(parsed.format, TOOL_FIELDS)
+        if parsed.format == MCP and not parsed.categories:  # servers without a name file no tool anywhere
+            fields -= {"category"}
         if category:
             _default_category(document, category)
             fields |= {"category"}
-        if parsed.format == MCP and not parsed.categories:  # servers without a name file no tool anywhere
-            fields -= {"category"}
         report = import_catalog(document, dry_run=dry_run, source=parsed.format, should_stop=should_stop,
                                 fields=fields)
     except LimitExceeded as exc:
