@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from api.services import create_api_key
 from tests.reliability.webprocess import WebProcess
 from tests.support.catalog import load_demo_catalog
 from tests.support.worker import worker_database_url
@@ -18,3 +19,9 @@ def web(transactional_db) -> Iterator[WebProcess]:
         yield process
     finally:
         process.stop()
+
+
+@pytest.fixture
+def key(db) -> str:
+    """An API key with the route scope, for posting to /mcp with tests.support.mcp_http."""
+    return create_api_key("mcp-client")[1]

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from api.services import create_api_key
 from tests.support.mcp_http import open_session, post
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def key() -> str:
-    return create_api_key("mcp-envelopes")[1]
 
 
 def test_a_whole_number_written_as_a_float_is_answered_under_that_id(client, key) -> None:

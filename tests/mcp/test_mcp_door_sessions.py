@@ -9,11 +9,6 @@ from tests.support.mcp_http import INIT, LIST, open_session, post
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def key() -> str:
-    return create_api_key("mcp-sessions")[1]
-
-
 def test_a_session_is_needed_and_bound_to_its_key(client, key) -> None:
     session = open_session(client, key)
     assert post(client, key, LIST).status_code == 400  # no session
