@@ -2,7 +2,7 @@
 import pytest
 
 from tests.support.catalog import api_client, load_demo_catalog
-from tests.support.worker import wait_for
+from tests.support.worker import wait_for, wait_until_nothing_pending
 from toolcatalog.models import EmbeddingStatus, Tool
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("local_worker")]
@@ -32,6 +32,7 @@ def test_new_tool_is_found_by_bm25_at_once_and_by_vectors_once_ready(admin_clien
     assert wait_for(lambda: Tool.objects.get(pk=tool.pk).embedding_status == EmbeddingStatus.READY, timeout=120)
     # A paraphrase with no word in common: only the vector can find it.
     assert "summon_kraken" in top(client, "giant octopus monster attacking boats", "vector")
+    wait_until_nothing_pending()
 
 
 def test_edits_and_disabling_show_on_the_next_request(admin_client_logged_in) -> None:
@@ -46,3 +47,4 @@ def test_edits_and_disabling_show_on_the_next_request(admin_client_logged_in) ->
     tool.enabled = False
     tool.save()
     assert "play_music" not in top(client, "play some jazz", "bm25")
+    wait_until_nothing_pending()

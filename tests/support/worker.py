@@ -71,3 +71,12 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, interval: flo
             return True
         time.sleep(interval)
     return condition()
+
+
+def wait_until_nothing_pending(timeout: float = 180.0) -> None:
+    """Until the worker has embedded everything a test queued: a transactional test's teardown
+    empties the tables, and doing so while the worker still writes them can deadlock."""
+    from toolcatalog.selectors import embedding_counts
+
+    assert wait_for(lambda: not any(c["pending"] for c in embedding_counts().values()), timeout=timeout), \
+        f"embeddings still pending after {timeout:.0f}s: {embedding_counts()}"
