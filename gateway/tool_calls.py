@@ -45,14 +45,16 @@ class StreamedToolCalls:
     """Reads a server-sent-event stream as it is relayed, chunk by chunk, for the tools it calls.
 
     `feed` every chunk (after it went on to the client), `close` at the end; `names` is the
-    answer's tools in order. Only the unfinished last line and the current event's data lines
-    are kept between chunks.
+    answer's tools in order, and `finished` says whether the stream reached its end (OpenAI's
+    `[DONE]` or a choice's `finish_reason`, Anthropic's `message_stop`): a stream broken off
+    before it says nothing of the tools it would have called. Only the unfinished last line and
+    the current event's data lines are kept between chunks.
     """
 
     def __init__(self, kind: Kind) -> None:
         self.kind = kind
         self.names: list[str] = []
-        self.events = 0
+        self.finished = False
         self._partial = b""
         self._skipping_line = False
         self._data: list[bytes] = []
@@ -89,8 +91,8 @@ class StreamedToolCalls:
         if not self._data:
             return
         payload, self._data = b"\n".join(self._data), []
-        self.events += 1
         if payload.strip() == b"[DONE]":
+            self.finished = True
             return
         try:
             event = json.loads(payload)
@@ -101,6 +103,9 @@ class StreamedToolCalls:
         if self.kind == "openai":
             for choice in _dicts(event.get("choices")):
                 _openai_calls(_dict(choice.get("delta")), self.names)
+                self.finished = self.finished or bool(choice.get("finish_reason"))
+        elif event.get("type") == "message_stop":
+            self.finished = True
         elif event.get("type") == "content_block_start":
             block = _dict(event.get("content_block"))
             if block.get("type") == "tool_use":

@@ -86,7 +86,8 @@ class LoggedRequest:
         finally:
             try:
                 called = reader.close()
-                self.log(called if reader.events else None)
+                # A tool it called is evidence even if the stream broke later; "called none" only from a whole answer.
+                self.log(called if called or reader.finished else None)
             except Exception:  # noqa: BLE001 - the stream was delivered; logging must not break its end
                 logger.exception("usage log: could not log proxied request %s", self.outcome.request_id)
 

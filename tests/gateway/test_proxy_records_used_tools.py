@@ -119,3 +119,17 @@ def test_the_clients_own_feedback_replaces_the_proxys(live_server, upstream, our
     feedback = Feedback.objects.get(request_id=request_id)
     assert (feedback.source, feedback.success, feedback.missing_tools) == ("client", True, ["book_flight"])
     assert "book_flight" in feedback.missed
+
+
+@pytest.mark.parametrize("calls,recorded", [([], None), (["get_weather"], ["get_weather"])])
+def test_a_stream_broken_off_records_only_what_it_called(live_server, upstream, our_key, calls, recorded) -> None:
+    upstream.calls_tools = lambda body: calls
+    body = openai_body("weather in Paris tomorrow?", stream=True)
+    upstream.stream_cut_after = len(upstream.chat_completion_events(body)) - 2  # no finish_reason, no [DONE]
+    with httpx.stream("POST", f"{live_server.url}/v1/chat/completions", json=body,
+                      headers={"Authorization": f"Bearer {our_key}"}, timeout=10) as response:
+        b"".join(response.iter_bytes())
+        request_id = response.headers["x-toolrouter-request-id"]
+    logged_request(request_id)
+    feedback = Feedback.objects.filter(request_id=request_id).first()
+    assert (feedback.used_tools if feedback else None) == recorded

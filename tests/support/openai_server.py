@@ -4,7 +4,8 @@ It answers /v1/embeddings with deterministic vectors (a hash of each word, summe
 and /v1/chat/completions with a tool call chosen by a function the test gives.
 `fail_with` makes it answer that HTTP status; `delay` makes it slow.
 Requests with `"stream": true` are answered with server-sent events, one chunk every
-`stream_chunk_delay` seconds (`stream_finished` is set once the last one is written);
+`stream_chunk_delay` seconds (`stream_finished` is set once the last one is written; with
+`stream_cut_after`, the connection drops after that many events, as an upstream that breaks off);
 /v1/messages speaks Anthropic's Messages API the same way. With `calls_tools` set (a function
 of the request body giving tool names), every answer, streamed or not and in both formats,
 calls those tools after a line of text, as the real APIs do.
@@ -41,6 +42,7 @@ class FakeOpenAI(LocalServer):
         self.delay = 0.0
         self.requests: list[dict] = []
         self.stream_chunk_delay = 0.0
+        self.stream_cut_after: int | None = None  # events sent before the connection is dropped
         self.stream_finished = threading.Event()
         self.calls_tools: Callable[[dict], list[str]] | None = None
         super().__init__()
@@ -88,7 +90,7 @@ class FakeOpenAI(LocalServer):
                     self.send_header("Content-Type", "text/event-stream")
                     self.send_header("Cache-Control", "no-cache")
                     self.end_headers()  # HTTP/1.0: the body ends when the connection closes
-                    for i, event in enumerate(events):
+                    for i, event in enumerate(events[:fake.stream_cut_after]):
                         if i and fake.stream_chunk_delay:
                             time.sleep(fake.stream_chunk_delay)
                         self.wfile.write(event.encode())
