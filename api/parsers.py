@@ -2,6 +2,9 @@
 clear 4xx, never a 500."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
@@ -11,11 +14,22 @@ from shared.json_input import JsonInputError, loads
 from .errors import ApiError
 
 
+def check_not_encoded(meta: Mapping[str, Any]) -> None:
+    """A compressed body is a 415 that says so, not "not UTF-8" once its bytes are read as text."""
+    encoding = str(meta.get("HTTP_CONTENT_ENCODING", "")).strip().lower()
+    if encoding not in ("", "identity"):
+        raise ApiError(415, "unsupported_media_type",
+                       f"Content-Encoding {encoding!r} is not supported: send the body uncompressed.")
+
+
 class LimitedJSONParser(JSONParser):
     def max_depth(self) -> int:
         return settings.API_MAX_JSON_DEPTH
 
     def parse(self, stream, media_type=None, parser_context=None):
+        request = (parser_context or {}).get("request")
+        if request is not None:
+            check_not_encoded(request.META)
         raw = stream.read(settings.API_MAX_BODY_BYTES + 1) if stream is not None else b""
         if len(raw) > settings.API_MAX_BODY_BYTES:
             raise ApiError(413, "body_too_large", f"The body is larger than {settings.API_MAX_BODY_BYTES} bytes.",

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from api.auth import api_key_of
 from api.errors import ApiError
+from api.parsers import check_not_encoded
 from api.schema import ANY_OBJECT
 from routing.services import Caller, pinned_tool_names
 from toolcatalog.selectors import catalog_version
@@ -37,7 +38,8 @@ class IgnoreAccept(BaseContentNegotiation):
 
 
 def raw_body(request: HttpRequest) -> bytes:
-    """The body as sent, up to LLM_MAX_BODY_BYTES (past it: 413)."""
+    """The body as sent, up to LLM_MAX_BODY_BYTES (past it: 413); a compressed one is a 415."""
+    check_not_encoded(request.META)
     limit = settings.LLM_MAX_BODY_BYTES
     declared = request.META.get("CONTENT_LENGTH") or "0"
     if declared.isdigit() and int(declared) > limit:
