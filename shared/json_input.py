@@ -12,6 +12,8 @@ import re
 import sys
 from typing import Any
 
+from .storable_text import UNPAIRED_SURROGATE, describe, first_match_in_strings, replace_in_strings
+
 
 class JsonInputError(ValueError):
     """`reason` completes "The body is ..." / "the document is ...": e.g. "not valid JSON: ..."."""
@@ -75,8 +77,9 @@ def loads(text: str | bytes, *, max_depth: int, keep_unpaired_surrogates: bool =
                              {"limit_digits": digits}) from None
     if depth_of(data, max_depth) > max_depth:
         raise JsonInputError("json_too_deep", f"nested deeper than {max_depth} levels", {"limit": max_depth})
-    if not keep_unpaired_surrogates and _SURROGATE_ESCAPE.search(text) and (lone := _unpaired_surrogate(data)):
-        raise JsonInputError("invalid_json", f"not valid text: a string holds an unpaired surrogate (U+{ord(lone):04X}), "
+    if (not keep_unpaired_surrogates and _SURROGATE_ESCAPE.search(text)
+            and (found := first_match_in_strings(data, UNPAIRED_SURROGATE))):
+        raise JsonInputError("invalid_json", f"not valid text: a string holds {describe(found[1])}, "
                              "half of a UTF-16 pair, which is no character")
     return data
 
@@ -84,34 +87,9 @@ def loads(text: str | bytes, *, max_depth: int, keep_unpaired_surrogates: bool =
 # JSON can spell half of a UTF-16 pair ("\ud800"); Python reads it as a string no UTF-8 can encode, and
 # every later step (the database, a hash, the body sent upstream) fails on it.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _unpaired_surrogate(value: Any) -> str | None:
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if found := _SURROGATE.search(node):
-                return found.group()
-        elif isinstance(node, dict):
-            stack.extend(node.keys())
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return None
 
 
 def replace_unpaired_surrogates(value: Any) -> tuple[Any, int]:
     """`value` with every half of a UTF-16 pair made U+FFFD, and how many strings held one: for
     reading what must be read whatever it holds (a benchmark's file in `evaluate`)."""
-    if isinstance(value, str):
-        fixed = _SURROGATE.sub("\ufffd", value)
-        return fixed, int(fixed != value)
-    if isinstance(value, dict):
-        pairs = [(replace_unpaired_surrogates(k), replace_unpaired_surrogates(v)) for k, v in value.items()]
-        return {k: v for (k, _), (v, _) in pairs}, sum(a + b for (_, a), (_, b) in pairs)
-    if isinstance(value, list):
-        items = [replace_unpaired_surrogates(v) for v in value]
-        return [v for v, _ in items], sum(n for _, n in items)
-    return value, 0
+    return replace_in_strings(value, UNPAIRED_SURROGATE, "\ufffd")

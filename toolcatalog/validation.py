@@ -13,7 +13,7 @@ from django.conf import settings
 from jsonschema import validators
 
 from engine import CATALOG_NAME_RULE, is_catalog_name
-from shared.storable_text import unstorable_character
+from shared.storable_text import UNSTORABLE, describe, first_match_in_strings
 
 
 def name_error(kind: str, name: Any) -> str | None:
@@ -32,27 +32,11 @@ def text_error(kind: str, name: Any, field: str, value: Any) -> str | None:
 
 def unstorable_error(kind: str, name: Any, field: str, value: Any) -> str | None:
     """The first text in `value` (a string, or any JSON: keys too) the database cannot hold, named by its path."""
-    found = _unstorable_at(value, ())
+    found = first_match_in_strings(value, UNSTORABLE)
     if found is None:
         return None
-    path, what = found
-    return f"{kind} {name!r}: {'/'.join([field, *path])} contains {what}, which the catalog cannot store."
-
-
-def _unstorable_at(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
-    if isinstance(value, str):
-        what = unstorable_character(value)
-        return (path, what) if what else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = _unstorable_at(key, path) or _unstorable_at(item, (*path, str(key)))
-            if found:
-                return found
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            if found := _unstorable_at(item, (*path, str(position))):
-                return found
-    return None
+    path, char = found
+    return f"{kind} {name!r}: {'/'.join([field, *path])} contains {describe(char)}, which the catalog cannot store."
 
 
 @dataclass(frozen=True)

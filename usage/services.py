@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from engine import NameMap
 from shared.redis_client import get_redis
+from shared.storable_text import NUL, replace_in_strings
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_validated
 
@@ -117,18 +118,8 @@ def _serialise(record: RequestRecord) -> str:
     data["created_at"] = (record.created_at or timezone.now()).isoformat()
     payload = json.dumps(data, separators=(",", ":"), default=str)
     if "\\u0000" in payload:  # PostgreSQL's text holds no NUL: the drain would drop the whole record
-        payload = json.dumps(_without_nul(json.loads(payload)), separators=(",", ":"))
+        payload = json.dumps(replace_in_strings(json.loads(payload), NUL, "\ufffd")[0], separators=(",", ":"))
     return payload
-
-
-def _without_nul(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, dict):
-        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_nul(v) for v in value]
-    return value
 
 
 class _LocalBuffer:
