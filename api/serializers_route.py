@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from engine import FORMATS, MODES, STRATEGIES
 from shared.messages import last_user_text
+from shared.storable_text import unstorable_character
 
 from .serializers_base import (
     StrictBooleanField,
@@ -52,8 +53,8 @@ class RouteRequestSerializer(QueryFields):
             if not text:
                 raise serializers.ValidationError(
                     {"query": ["Give a query, or messages with a user message that has text."]})
-            if "\x00" in text:
-                raise serializers.ValidationError({"messages": ["The last user text holds a NUL character."]})
+            if unstorable := unstorable_character(text):
+                raise serializers.ValidationError({"messages": [f"The last user text holds {unstorable}."]})
             try:
                 attrs["query"] = self.validate_query(text.strip())
             except serializers.ValidationError as exc:

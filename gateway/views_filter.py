@@ -7,7 +7,9 @@ defaults for `query_path` and `tools_path`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -25,6 +27,8 @@ from toolcatalog.selectors import catalog_version
 
 from . import filtering as filter_gateway
 from .usage_log import LoggedRequest
+
+T = TypeVar("T")
 
 
 class IgnoreAccept(BaseContentNegotiation):
@@ -60,11 +64,8 @@ def filter_options(request: Request, *, from_query: bool = True) -> filter_gatew
                            {"allowed": list(filter_gateway.OPTION_NAMES)})
         values.update({k: str(v) for k, v in request.query_params.items() if v != ""})
     api_key = api_key_of(request)
-    try:
-        options = filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
-                                               key_tools_path=api_key.filter_tools_path)
-    except filter_gateway.FilterInputError as exc:
-        raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
+    options = filter_input(lambda: filter_gateway.parse_options(values, key_query_path=api_key.filter_query_path,
+                                                                key_tools_path=api_key.filter_tools_path))
     caller = Caller.of_key(api_key)
     if caller.bound_toolset_id is None:  # the key's own pins need no catalog read
         return replace(options, pinned=caller.pinned_tools)
@@ -91,11 +92,16 @@ def outcome_headers(outcome: filter_gateway.FilterOutcome) -> dict[str, str]:
     return headers
 
 
-def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gateway.FilterOutcome:
+def filter_input(call: Callable[[], T]) -> T:
+    """`call()`, with the filter's refusals (FilterInputError) as the caller's 4xx."""
     try:
-        return filter_gateway.filter_request(raw, options)
+        return call()
     except filter_gateway.FilterInputError as exc:
         raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
+
+
+def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gateway.FilterOutcome:
+    return filter_input(lambda: filter_gateway.filter_request(raw, options))
 
 
 class FilterView(APIView):

@@ -33,7 +33,7 @@ from engine import external_name
 from . import deferred, proxy
 from . import filtering as filter_gateway
 from .usage_log import LoggedRequest, deferred_outcome
-from .views_filter import IgnoreAccept, filter_options, outcome_headers, raw_body, run_filter
+from .views_filter import IgnoreAccept, filter_input, filter_options, outcome_headers, raw_body, run_filter
 
 logger = logging.getLogger(__name__)
 
@@ -97,13 +97,16 @@ class ProxyView(APIView):
         headers = proxy.upstream_headers(self.kind, request.headers,
                                          getattr(request._request, "our_key_header", None))
         query = request.META.get("QUERY_STRING", "")
-        body = _checked_body(raw, options)
+        body = filter_input(lambda: filter_gateway.load_body(raw)) if raw.strip() else None
         forced = filter_gateway.forced_tool(body) if body is not None else None  # never deferred
         pinned = tuple({spelling for name in (*options.pinned, *([forced] if forced else []))
                         for spelling in (name, external_name(name))})
         plan = deferred.plan(self.kind, body, pinned=pinned)
         fail_safe = None
-        if plan is None:
+        if plan is not None:  # deferred loading skips the filter, not its checks and limits
+            checked = plan.body  # the client's body, as sent
+            filter_input(lambda: (filter_gateway.find_tools(checked, options), filter_gateway.find_query(checked, options)))
+        else:
             outcome = run_filter(raw, options)
             if not outcome.fail_safe:
                 logged = LoggedRequest(outcome, api_key_of(request), "proxy", started)
@@ -139,20 +142,6 @@ def _forwarded(call: Callable[[], T]) -> T:
         raise ApiError(504, "upstream_timeout", str(exc)) from exc
     except proxy.UpstreamUnavailable as exc:
         raise ApiError(502, "upstream_unavailable", str(exc)) from exc
-
-
-def _checked_body(raw: bytes, options: filter_gateway.FilterOptions) -> Any:
-    """The body as the filter reads it, with its limits and its errors (deferred loading skips
-    the filter), or None when there is none."""
-    if not raw.strip():
-        return None
-    try:
-        body = filter_gateway.load_body(raw)
-        filter_gateway.find_tools(body, options)
-        filter_gateway.find_query(body, options)
-    except filter_gateway.FilterInputError as exc:
-        raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
-    return body
 
 
 def _json_or_none(raw: bytes) -> Any:
