@@ -10,11 +10,13 @@ from .saving import save_and_schedule
 
 
 def set_enabled(queryset: models.QuerySet, enabled: bool) -> int:
-    """Bulk enable/disable through save(), so embeddings and the catalog version follow."""
+    """Bulk enable/disable through save(), so embeddings and the catalog version follow; as a
+    curator's edit, like the form's checkbox, so that a later import does not undo it."""
     changed = 0
     for obj in queryset.exclude(enabled=enabled):
         obj.enabled = enabled
-        save_and_schedule(obj, update_fields=["enabled", "updated_at"])
+        obj.curated_fields = sorted({*obj.curated_fields, "enabled"})
+        save_and_schedule(obj, update_fields=["enabled", "curated_fields", "updated_at"])
         changed += 1
     return changed
 
