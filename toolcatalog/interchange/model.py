@@ -144,7 +144,8 @@ def build_tool(raw: dict[str, Any], source: str) -> dict[str, Any]:
     """A complete v1 tool from ``raw`` v1-named fields, or EntryError.
 
     ``raw`` may miss every optional field; the SPEC defaults fill them.
-    ``source`` is kept when ``raw`` already names one (a re-imported export).
+    ``raw``'s own source is kept, even a blank one (a re-imported export of a tool added in the
+    admin); ``source`` fills it only where ``raw`` has none.
     """
     return {
         "name": clean_name(raw.get("name")),
@@ -157,7 +158,7 @@ def build_tool(raw: dict[str, Any], source: str) -> dict[str, Any]:
         "core": _bool(raw, "core", False),
         "enabled": _bool(raw, "enabled", True),
         "tags": _string_list(raw, "tags"),
-        "source": _string(raw, "source") or source,
+        "source": _string(raw, "source", source),
     }
 
 

@@ -329,7 +329,7 @@ def _upsert_tool(entry: dict[str, Any], categories: dict[str, Category], source:
         "core": bool(entry.get("core", False)),
         "enabled": bool(entry.get("enabled", True)),
         "tags": list(entry.get("tags") or []),
-        "source": entry.get("source") or source,
+        "source": entry["source"] if isinstance(entry.get("source"), str) else source,
     }
     category = categories.get(str(entry["category"])) if entry.get("category") else None
     tool = Tool.objects.filter(name=entry["name"]).first()
