@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 
 from engine import NameMap
 
@@ -82,6 +82,7 @@ class ImportAbandoned(CatalogImportError):
     """The caller went away (its client closed the connection): the import stopped, nothing was stored."""
 
 
+IMPORT_LOCK_KEY = 0x746F6F6C696D7074  # a PostgreSQL advisory lock of this service's own ("toolimpt")
 StopCheck = Callable[[], bool]
 STOP_CHECK_EVERY = 25  # tools between two looks at the client
 
@@ -126,6 +127,7 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
         raise CatalogImportError("\"categories\" and \"tools\" must be lists.")
     report = ImportReport(dry_run=dry_run)
     with transaction.atomic():
+        _wait_for_other_imports()
         _import_categories(categories, report)
         imported = _import_tools(tools, report, source, fields, should_stop)
         _link_related_tools(tools, imported, report, fields)
@@ -133,6 +135,14 @@ def import_catalog(document: dict[str, Any], *, dry_run: bool = False, source: s
             transaction.set_rollback(True)
             forget_queued_embeddings()
     return report
+
+
+def _wait_for_other_imports() -> None:
+    """One import at a time: two at once (a double click on Import, two API clients) both read a
+    category or tool as new and the second one's insert failed on its unique name. Held until the
+    transaction ends, so the second import reads what the first one wrote."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK_KEY])
 
 
 def import_any(data: Any, *, format: str | None = None, server_name: str | None = None, category: str | None = None,
