@@ -170,7 +170,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600)}
+# A frozen Redis (not a dead one, which refuses at once) held a catalog write's request for as long
+# as it stayed frozen: sending the embedding task had no socket timeout. Now a send gives up after
+# one retry and the row stays pending for the beat task to re-send.
+CELERY_BROKER_SOCKET_TIMEOUT = env_float("CELERY_BROKER_SOCKET_TIMEOUT", 2.0)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 600),
+    "socket_timeout": CELERY_BROKER_SOCKET_TIMEOUT,
+    "socket_connect_timeout": CELERY_BROKER_SOCKET_TIMEOUT,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-embeddings": {
         "task": "toolcatalog.tasks.requeue_stale_embeddings",
