@@ -148,3 +148,10 @@ def query_embedder(provider: EmbeddingProvider) -> QueryEmbedder:
         if embedder is None or embedder.provider is not provider:
             embedder = _embedders[provider.model_id] = QueryEmbedder(provider)
         return embedder
+
+
+def open_circuits() -> list[str]:
+    """The embedding models whose provider this process has stopped calling after repeated
+    failures (its routes fall back to BM25 until the cool-down ends)."""
+    with _embedders_lock:
+        return sorted(model for model, embedder in _embedders.items() if embedder.breaker.is_open)

@@ -3,6 +3,7 @@ import warnings
 
 from celery import Celery
 from celery.exceptions import SecurityWarning
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "toolrouter.settings")
 
@@ -15,3 +16,10 @@ if os.environ.get("TOOLROUTER_ROOT_WORKER") == "1":
 app = Celery("toolrouter")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+def _start_heartbeat(**kwargs: object) -> None:
+    from toolrouter.worker_heartbeat import start_heartbeat  # needs Django's settings, set up by now
+
+    start_heartbeat()

@@ -180,6 +180,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": CELERY_BROKER_SOCKET_TIMEOUT,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
+WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 10.0)
+WORKER_HEARTBEAT_STALE_SECONDS = env_float("WORKER_HEARTBEAT_STALE_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-embeddings": {
         "task": "toolcatalog.tasks.requeue_stale_embeddings",

@@ -26,6 +26,7 @@ urlpatterns = [
     path("admin/catalog-doctor/check", learning_pages.check_catalog_now, name="catalog-doctor-check"),
     path("admin/catalog-doctor/relate", learning_pages.link_related, name="catalog-doctor-relate"),
     path("admin/catalog-doctor/disable", learning_pages.disable_tool, name="catalog-doctor-disable"),
+    path("admin/", admin.site.admin_view(health.admin_index)),  # the admin's index, with the service's health
     path("admin/", admin.site.urls),
     path("dashboard/", include("usage.urls")),
     path("healthz", health.healthz, name="healthz"),
