@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.postgres.forms import SimpleArrayField
 
 from . import json_text, validation
@@ -14,14 +15,17 @@ from .models import Category, Tool
 
 @dataclass(frozen=True)
 class ParametersFault:
-    """Where the parameters text is wrong: for the error message and for the editor's cursor."""
+    """Where the parameters text is wrong: for the error message and for the editor's cursor
+    (no line when the fault has no one place, e.g. nesting too deep)."""
 
-    line: int
+    line: int | None
     column: int | None
     path: str | None  # the JSON Schema path, for a schema fault
     message: str
 
     def __str__(self) -> str:
+        if self.line is None:
+            return self.message
         where = f"Line {self.line}" + (f", column {self.column}" if self.column else "")
         if self.path:
             where += f" (at {self.path})"
@@ -31,11 +35,17 @@ class ParametersFault:
         return {"line": self.line, "column": self.column, "path": self.path, "message": str(self)}
 
 
+def parse_parameters(text: str) -> tuple[Any, json_text.JsonFault | None]:
+    """The parameters text as JSON, refused as every JSON door refuses it (and for a repeated key); it
+    may nest as deep as a document sent as text to the import page."""
+    return json_text.parse(text, max_depth=settings.IMPORT_MAX_DEPTH)
+
+
 def check_parameters(text: str) -> tuple[Any, ParametersFault | None]:
     """Parse and validate a parameters text as the tool form does (the editor's check as you type);
     the fault, if any, is placed in the text as given."""
     text = text if text.strip() else "{}"
-    value, fault = json_text.parse(text)
+    value, fault = parse_parameters(text)
     if fault is not None:
         return None, ParametersFault(fault.line, fault.column, None, fault.message)
     return value, schema_fault(value, text)
@@ -68,6 +78,14 @@ class ParametersField(forms.JSONField):
                                        "\"Format\" pretty-prints it.")
         super().__init__(**kwargs)
 
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        """A refused text is shown back as typed (forms.JSONField would read it again, as Python's json
+        reads it: deep nesting overflows the stack and half a UTF-16 pair cannot be sent in a page)."""
+        if self.disabled or data is None:
+            return super().bound_data(data, initial)
+        value, fault = parse_parameters(data)
+        return forms.fields.InvalidJSONInput(data) if fault is not None else value
+
     def prepare_value(self, value: Any) -> str:
         if isinstance(value, forms.fields.InvalidJSONInput):
             return value
@@ -78,8 +96,8 @@ class ParametersField(forms.JSONField):
             return super().to_python(value)
         if isinstance(value, (list, dict, int, float, forms.fields.JSONString)):
             return value
-        parsed, fault = json_text.parse(str(value))
-        if fault is not None:  # not JSON at all; a JSON Schema fault is clean_parameters' to place
+        parsed, fault = parse_parameters(str(value))
+        if fault is not None:  # not JSON the catalog takes; a JSON Schema fault is clean_parameters' to place
             raise forms.ValidationError(str(fault), code="invalid", params={"value": value})
         return parsed
 

@@ -85,7 +85,7 @@
             editor.setAttribute("aria-invalid", String(Boolean(answer.fault)));
             status.classList.toggle("errornote", Boolean(answer.fault));
             status.textContent = answer.fault ? answer.fault.message : "Valid JSON Schema.";
-            status.dataset.line = answer.fault ? answer.fault.line : "";
+            status.dataset.line = answer.fault && answer.fault.line ? answer.fault.line : "";  // none: no one place
             status.dataset.column = answer.fault && answer.fault.column ? answer.fault.column : "";
         }
         const later = () => { clearTimeout(timer); timer = setTimeout(check, DELAY_MS); };
