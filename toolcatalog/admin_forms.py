@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.postgres.forms import SimpleArrayField
 
 from . import json_text, validation
-from .models import Category, Tool
+from .models import Category, Tool, empty_parameters
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,9 @@ def parse_parameters(text: str) -> tuple[Any, json_text.JsonFault | None]:
 
 def check_parameters(text: str) -> tuple[Any, ParametersFault | None]:
     """Parse and validate a parameters text as the tool form does (the editor's check as you type);
-    the fault, if any, is placed in the text as given."""
-    text = text if text.strip() else "{}"
+    the fault, if any, is placed in the text as given. A blank text is what saving it stores."""
+    if not text.strip():
+        return empty_parameters(), None
     value, fault = parse_parameters(text)
     if fault is not None:
         return None, ParametersFault(fault.line, fault.column, None, fault.message)
@@ -76,6 +77,7 @@ class ParametersField(forms.JSONField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("help_text", "A JSON Schema object (type \"object\" with \"properties\"). Checked as you type; "
                                        "\"Format\" pretty-prints it.")
+        kwargs.setdefault("initial", empty_parameters)  # what saving a blank text stores, not "null"
         super().__init__(**kwargs)
 
     def bound_data(self, data: Any, initial: Any) -> Any:
@@ -143,7 +145,7 @@ class ToolAdminForm(forms.ModelForm):
     def clean_parameters(self) -> Any:
         value = self.cleaned_data.get("parameters")
         if value is None:
-            return {"type": "object", "properties": {}}
+            return empty_parameters()
         fault = schema_fault(value)
         if fault is not None:
             self.fault = fault
@@ -187,7 +189,7 @@ def entry_from_form(data: Any) -> tuple[dict[str, Any], ParametersFault | None]:
         "name": (data.get("name") or "").strip() or "unnamed_tool",
         "description": (data.get("description") or "").strip(),
         "category": category,
-        "parameters": parameters if fault is None else {"type": "object", "properties": {}},
+        "parameters": parameters if fault is None else empty_parameters(),
         "hypothetical_queries": queries,
         "usage_hint": data.get("usage_hint") or "",
         "related_tools": sorted(Tool.objects.filter(pk__in=[pk for pk in data.getlist("related_tools") if pk.isdigit()])
