@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from . import json_text, services
-from .admin_forms import CategoryAdminForm, ToolAdminForm, entry_from_form
+from .admin_forms import CategoryAdminForm, OneReasonPerFieldForm, ToolAdminForm, entry_from_form
 from .models import Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 from .selectors import tool_document
 
@@ -69,7 +69,7 @@ class EnableActionsMixin(admin.ModelAdmin):
         self.message_user(request, f"{services.set_enabled(queryset, False)} disabled.", messages.SUCCESS)
 
 
-class HypotheticalQueryForm(forms.ModelForm):
+class HypotheticalQueryForm(OneReasonPerFieldForm):
     class Meta:
         model = HypotheticalQuery
         fields = ("text", "source", "approved")

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib.postgres.forms import SimpleArrayField
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
 from . import json_text, validation
 from .models import Category, Tool, empty_parameters
@@ -122,7 +123,19 @@ def _list_field(field: forms.Field, help_text: str, placeholder: str) -> None:
     field.widget.attrs.update({"class": "vLargeTextField list-input", "placeholder": placeholder})
 
 
-class ToolAdminForm(forms.ModelForm):
+class OneReasonPerFieldForm(forms.ModelForm):
+    """A field the form itself refused (too long, a NUL) keeps that reason alone: the model's checks,
+    which then see the field's default in its place ('' for the name), would add a second, wrong one
+    ("description must not be empty", "tool ''")."""
+
+    def add_error(self, field: str | None, error: Any) -> None:
+        if field is None and hasattr(error, "error_dict"):  # the model's (or a form-wide) errors, by field
+            error = ValidationError({name: messages for name, messages in error.error_dict.items()
+                                     if name == NON_FIELD_ERRORS or name not in self.errors})
+        super().add_error(field, error)
+
+
+class ToolAdminForm(OneReasonPerFieldForm):
     parameters = ParametersField(required=False)
 
     class Meta:
@@ -155,7 +168,7 @@ class ToolAdminForm(forms.ModelForm):
         return value
 
 
-class CategoryAdminForm(forms.ModelForm):
+class CategoryAdminForm(OneReasonPerFieldForm):
     class Meta:
         model = Category
         fields = ("name", "description", "keywords", "parent", "enabled", "workflow_hint")
