@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -74,7 +74,10 @@ def decide_suggestion(request: HttpRequest) -> HttpResponse:
     if decision is None or not pk.isdigit():
         messages.error(request, "Press Accept or Reject on a suggestion.")
         return _back_to_suggestions(request)
-    suggestion = get_object_or_404(Suggestion.objects.select_related("tool"), pk=int(pk))
+    suggestion = Suggestion.objects.select_related("tool").filter(pk=int(pk)).first()
+    if suggestion is None:
+        messages.error(request, suggestions.GONE)
+        return _back_to_suggestions(request)
     try:
         if decision == "accept":
             query = suggestions.accept(suggestion, user=request.user, via="admin")
@@ -160,8 +163,14 @@ def check_catalog_now(request: HttpRequest) -> HttpResponse:
 def link_related(request: HttpRequest) -> HttpResponse:
     """Fix for a confusable pair: each becomes a related tool of the other (offered together, with
     their hints saying when to use which)."""
-    a = get_object_or_404(Tool, name=request.POST.get("a", ""))
-    b = get_object_or_404(Tool, name=request.POST.get("b", ""))
+    names = [request.POST.get("a", ""), request.POST.get("b", "")]
+    tools = {tool.name: tool for tool in Tool.objects.filter(name__in=names)}
+    gone = [name for name in names if name not in tools]
+    if gone:
+        messages.error(request, f"No tool is named {gone[0]!r} any more (deleted or renamed since the check); "
+                                "nothing changed.")
+        return redirect(reverse("catalog-doctor") + "#confusable")
+    a, b = tools[names[0]], tools[names[1]]
     with transaction.atomic():
         catalog.link_related(a, b)
     messages.success(request, f"{a.name} and {b.name} are now related tools of each other; say in their usage "

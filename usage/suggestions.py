@@ -328,13 +328,23 @@ def forget_aged_out(now: datetime | None = None) -> int:
 # --- decisions --------------------------------------------------------------------------------
 
 class SuggestionDecisionError(Exception):
-    """The suggestion cannot take this decision (already decided, or its text is gone)."""
+    """The suggestion cannot take this decision (already decided, gone, or its text is gone)."""
+
+
+GONE = "This suggestion no longer exists (its tool was deleted, or it was forgotten); nothing changed."
+
+
+def _locked(pk: int) -> Suggestion:
+    row = Suggestion.objects.select_for_update().select_related("tool").filter(pk=pk).first()
+    if row is None:
+        raise SuggestionDecisionError(GONE)
+    return row
 
 
 def accept(suggestion: Suggestion, *, user: Any = None, via: str = "admin") -> HypotheticalQuery:
     """The suggestion becomes an approved hypothetical query of its tool (embedded after commit)."""
     with transaction.atomic():
-        row = Suggestion.objects.select_for_update().select_related("tool").get(pk=suggestion.pk)
+        row = _locked(suggestion.pk)
         if row.status == SuggestionStatus.ACCEPTED and row.hypothetical_query_id:
             return HypotheticalQuery.objects.get(pk=row.hypothetical_query_id)
         if not row.text:
@@ -361,7 +371,7 @@ def accept(suggestion: Suggestion, *, user: Any = None, via: str = "admin") -> H
 def reject(suggestion: Suggestion, *, user: Any = None, via: str = "admin") -> None:
     """Never propose this query for this tool again."""
     with transaction.atomic():
-        row = Suggestion.objects.select_for_update().get(pk=suggestion.pk)
+        row = _locked(suggestion.pk)
         if row.status == SuggestionStatus.ACCEPTED:
             raise SuggestionDecisionError("Already accepted: delete its hypothetical query in the tool's page instead.")
         _decide(row, SuggestionStatus.REJECTED, user, via)
