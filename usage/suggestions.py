@@ -347,6 +347,9 @@ def accept(suggestion: Suggestion, *, user: Any = None, via: str = "admin") -> H
         row = _locked(suggestion.pk)
         if row.status == SuggestionStatus.ACCEPTED and row.hypothetical_query_id:
             return HypotheticalQuery.objects.get(pk=row.hypothetical_query_id)
+        if row.status == SuggestionStatus.REJECTED:
+            raise SuggestionDecisionError("Already rejected: it will not be proposed again. To route this query to "
+                                          "the tool after all, add it as a hypothetical query in the tool's page.")
         if not row.text:
             raise SuggestionDecisionError("Its query text is no longer kept (retention); it cannot be accepted.")
         query = HypotheticalQuery.objects.filter(tool=row.tool, text=row.text).first()
