@@ -29,7 +29,7 @@ from engine import NameMap
 from shared.redis_client import get_redis
 from shared.storable_text import NUL, replace_in_strings
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
-from toolcatalog.services import save_validated
+from toolcatalog.services import save_and_schedule, save_validated
 
 from . import selectors
 from .models import (
@@ -479,15 +479,24 @@ def _request_from_buffers(request_id: str) -> dict | None:
 # --- curation ----------------------------------------------------------------------------------
 
 def add_learned_query(tool_name: str, text: str) -> HypotheticalQuery:
-    """The dashboard's one click: a query that found nothing becomes a hypothetical query of a tool."""
+    """The dashboard's one click: a query that found nothing becomes an approved hypothetical query of a tool."""
     tool = Tool.objects.filter(name=tool_name).first()
     if tool is None:
         raise ValidationError({"tool": f"There is no tool named {tool_name!r}."})
     text = " ".join((text or "").split())
-    existing = HypotheticalQuery.objects.filter(tool=tool, text=text).first()
-    if existing is not None:
-        return existing
-    return save_validated(HypotheticalQuery(tool=tool, text=text, source=QuerySource.LEARNED))
+    return approved_query(tool, text, QuerySource.LEARNED)
+
+
+def approved_query(tool: Tool, text: str, source: str) -> HypotheticalQuery:
+    """The tool's hypothetical query with this text, approved, so that it takes part in routing: a new
+    one of `source`, or the one the tool already has (approved now if it was not; it keeps its source)."""
+    query = HypotheticalQuery.objects.filter(tool=tool, text=text).first()
+    if query is None:
+        return save_validated(HypotheticalQuery(tool=tool, text=text, source=source, approved=True))
+    if not query.approved:
+        query.approved = True
+        save_and_schedule(query, update_fields=["approved"])
+    return query
 
 
 def dismiss_query(query_hash: str, query: str | None, by: str) -> DismissedQuery:

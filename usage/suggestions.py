@@ -43,7 +43,6 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
-from toolcatalog.services import save_validated
 
 from . import services
 from .models import Suggestion, SuggestionKind, SuggestionStatus
@@ -352,13 +351,10 @@ def accept(suggestion: Suggestion, *, user: Any = None, via: str = "admin") -> H
                                           "the tool after all, add it as a hypothetical query in the tool's page.")
         if not row.text:
             raise SuggestionDecisionError("Its query text is no longer kept (retention); it cannot be accepted.")
-        query = HypotheticalQuery.objects.filter(tool=row.tool, text=row.text).first()
-        if query is None:
-            try:
-                query = save_validated(HypotheticalQuery(tool=row.tool, text=row.text, source=QuerySource.TRAFFIC,
-                                                         approved=True))
-            except ValidationError as exc:
-                raise SuggestionDecisionError(" ".join(exc.messages)) from exc
+        try:
+            query = services.approved_query(row.tool, row.text, QuerySource.TRAFFIC)
+        except ValidationError as exc:
+            raise SuggestionDecisionError(" ".join(exc.messages)) from exc
         _decide(row, SuggestionStatus.ACCEPTED, user, via)
         row.hypothetical_query = query
         row.save()
