@@ -344,6 +344,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "missed_tools": _tool_rows(data, data.missed_tools),
         "never_used": _tool_rows(data, data.never_used),
         "never_offered": [ToolRow(name, _admin_url(data, name)) for name in data.never_offered],
+        "curation": curation_rows(data.curation),
         "tool_names": selectors.tool_names(),
         "back": urlencode(filters.params),
         "without_client": filters.url(client=None),
@@ -396,8 +397,20 @@ CURATION = "curation"  # the messages' tag: shown in the curation panel, where t
 
 
 class CurationForm(forms.Form):
-    query = forms.CharField(max_length=500)
+    """The tool only: the query is checked by the service, by the hypothetical query's own rules, so a
+    refusal names what is wrong with it."""
+
     tool = forms.CharField(max_length=128)
+
+
+@dataclass
+class CurationRow:
+    miss: selectors.QueryMiss
+    cannot_add: str  # why the query can never be a hypothetical query ("" when it can): no Add for it
+
+
+def curation_rows(curation: list[selectors.QueryMiss]) -> list[CurationRow]:
+    return [CurationRow(miss, services.query_problem(miss.query) if miss.query else "") for miss in curation]
 
 
 class DismissForm(forms.Form):
@@ -419,7 +432,7 @@ def add_curation_query(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Pick a tool for the query.", extra_tags=CURATION)
     else:
         try:
-            added = services.add_learned_query(form.cleaned_data["tool"], form.cleaned_data["query"])
+            added = services.add_learned_query(form.cleaned_data["tool"], request.POST.get("query", ""))
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages), extra_tags=CURATION)
         else:

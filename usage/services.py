@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from engine import NameMap
 from shared.redis_client import get_redis
-from shared.storable_text import NUL, replace_in_strings
+from shared.storable_text import NUL, replace_in_strings, unstorable_character
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
 from toolcatalog.services import save_and_schedule, save_validated
 
@@ -483,8 +483,28 @@ def add_learned_query(tool_name: str, text: str) -> HypotheticalQuery:
     tool = Tool.objects.filter(name=tool_name).first()
     if tool is None:
         raise ValidationError({"tool": f"There is no tool named {tool_name!r}."})
-    text = " ".join((text or "").split())
+    text = learned_text(text)
+    if problem := query_problem(text):
+        raise ValidationError({"query": problem})
     return approved_query(tool, text, QuerySource.LEARNED)
+
+
+def learned_text(query: str | None) -> str:
+    """A logged query as a hypothetical query's text: its whitespace collapsed."""
+    return " ".join((query or "").split())
+
+
+def query_problem(query: str | None) -> str:
+    """Why this query can never be a hypothetical query ("" when it can): what a save would refuse."""
+    text = learned_text(query)
+    limit = HypotheticalQuery._meta.get_field("text").max_length
+    if not text:
+        return "The query is empty: there is nothing to add."
+    if limit is not None and len(text) > limit:
+        return f"The query is {len(text):,} characters long; a hypothetical query holds at most {limit}."
+    if found := unstorable_character(text):
+        return f"The query contains {found}, which the catalog cannot store."
+    return ""
 
 
 def approved_query(tool: Tool, text: str, source: str) -> HypotheticalQuery:
