@@ -5,16 +5,22 @@ Both go through the same services as the API and the management commands.
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
+
+from shared.redis_client import get_redis
 
 from . import services
 from .interchange import EXPORT_FORMATS, FORMATS
@@ -36,27 +42,60 @@ class ImportForm(forms.Form):
                                       help_text="For the tools the document leaves without a category "
                                                 "(OpenAI and Anthropic documents have none, nor have untagged "
                                                 "OpenAPI operations).")
-    # A file uploaded for a preview travels on here, so "Import" needs no second upload.
-    uploaded_text = forms.CharField(required=False, widget=forms.HiddenInput)
+    # A file uploaded for a preview is kept in Redis (`keep_upload`); its token travels on here,
+    # so "Import" needs no second upload.
+    upload_token = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     uploaded_name = forms.CharField(required=False, max_length=255, widget=forms.HiddenInput)
+    uploaded_bytes = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        data["new_upload"] = False
         upload = data.get("file")
         if upload:
             try:
-                data["uploaded_text"] = upload.read().decode("utf-8")
+                data["document"] = upload.read().decode("utf-8")
             except UnicodeDecodeError:
                 raise forms.ValidationError("The file is not UTF-8 text.") from None
-            data["uploaded_name"] = upload.name
+            data.update(new_upload=True, uploaded_name=upload.name, uploaded_bytes=upload.size)
         if (data.get("text") or "").strip():
             data["document"] = data["text"]  # pasted text wins over an earlier upload
-            data["uploaded_text"] = data["uploaded_name"] = ""
-        elif (data.get("uploaded_text") or "").strip():
-            data["document"] = data["uploaded_text"]
+            data.update(new_upload=False, upload_token="", uploaded_name="", uploaded_bytes=None)
+        elif data["new_upload"]:
+            pass
+        elif data.get("upload_token"):
+            data["document"] = kept_upload(data["upload_token"])
+            if data["document"] is None:
+                raise forms.ValidationError("The file uploaded for the preview is no longer kept (it is kept for an "
+                                            "hour, in Redis): choose it again.")
         else:
             raise forms.ValidationError("Upload a file or paste a document.")
         return data
+
+
+KEPT_UPLOAD_PREFIX = "toolrouter:import-upload:"
+KEPT_UPLOAD_SECONDS = 3600
+
+
+def keep_upload(text: str) -> str:
+    """Keep an uploaded document between its preview and its import; "" when Redis cannot.
+
+    Kept on the server, not in a hidden form field: a field past DATA_UPLOAD_MAX_MEMORY_SIZE
+    (2.5 MB) made "Import" a 400 for a file its preview had read."""
+    token = secrets.token_urlsafe(24)
+    try:
+        get_redis().set(KEPT_UPLOAD_PREFIX + token, text.encode("utf-8"), ex=KEPT_UPLOAD_SECONDS)
+    except redis.RedisError:
+        return ""
+    return token
+
+
+def kept_upload(token: str) -> str | None:
+    try:
+        kept = get_redis().get(KEPT_UPLOAD_PREFIX + token)
+    except redis.RedisError:
+        return None
+    return kept.decode("utf-8") if isinstance(kept, bytes) else kept
 
 
 @dataclass
@@ -89,14 +128,24 @@ def report_rows(report: dict[str, Any]) -> list[ReportRow]:
 @staff_member_required
 def catalog_import(request: HttpRequest) -> HttpResponse:
     """GET shows the form; POST with action=preview runs a dry run, action=import imports."""
-    form = ImportForm(request.POST or None, request.FILES or None)
-    context = {**admin.site.each_context(request), "title": "Import tools", "form": form,
-               "export_formats": EXPORT_FORMATS}
+    context = {**admin.site.each_context(request), "title": "Import tools", "export_formats": EXPORT_FORMATS}
+    try:
+        form = ImportForm(request.POST or None, request.FILES or None)
+    except RequestDataTooBig:
+        context.update(form=ImportForm(), request_error=(
+            f"Nothing was imported: pasted text is limited to {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes here; "
+            "upload a larger document as a file."))
+        return render(request, "toolcatalog/import.html", context, status=413)
+    context["form"] = form
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        # Show the same choices again, with an upload kept in the hidden fields.
+        # Show the same choices again, with a new upload kept for "Import".
         shown = request.POST.copy()
-        shown["uploaded_text"], shown["uploaded_name"] = data["uploaded_text"], data["uploaded_name"]
+        if data["new_upload"]:
+            shown["upload_token"] = keep_upload(data["document"])
+        shown["uploaded_name"], shown["uploaded_bytes"] = data["uploaded_name"], data["uploaded_bytes"] or ""
+        if data["new_upload"] and not shown["upload_token"]:
+            shown["uploaded_name"] = ""  # not kept: "Import" needs the file again
         context["form"] = form = ImportForm(shown)
         form.is_valid()
         category = data["category"].name if data["category"] else None
