@@ -3,7 +3,8 @@
 The hot path (`record_request`) only serialises the record and RPUSHes it onto a Redis list;
 a Celery beat task drains the list into PostgreSQL with bulk inserts. When Redis is down the
 records wait in a bounded in-process buffer that is written straight to the database in
-batches; what does not fit is dropped and counted, never silently lost.
+batches, or pushed to Redis ahead of the first record Redis takes again; what does not fit is
+dropped and counted, never silently lost.
 """
 from __future__ import annotations
 
@@ -147,13 +148,24 @@ def record_request(record: RequestRecord) -> None:
         return
     if time.monotonic() >= _local.redis_down_until:
         try:
-            get_redis().rpush(REQUESTS_KEY, payload)
+            _push_to_redis(payload)
             return
         except redis.RedisError as exc:
             # Skip Redis for a while: a hung server would otherwise cost every request a timeout.
             _local.redis_down_until = time.monotonic() + settings.USAGE_REDIS_RETRY_SECONDS
             logger.warning("usage log: Redis unavailable (%s); buffering in process", exc)
     _buffer_locally(payload)
+
+
+def _push_to_redis(payload: str) -> None:
+    """RPUSH the record, preceded by those this process kept while Redis was down (oldest first):
+    once Redis is back, nothing else would ever move them, and a stop by a signal would lose them."""
+    waiting = _take_local_buffer() if _local.items else []
+    try:
+        get_redis().rpush(REQUESTS_KEY, *waiting, payload)
+    except redis.RedisError:
+        _put_back(waiting)
+        raise
 
 
 def _buffer_locally(payload: str) -> None:
@@ -179,21 +191,31 @@ def _count_dropped(count: int) -> None:
 
 def flush_local_buffer() -> int:
     """Write the in-process buffer straight to the database; keep it when the database fails too."""
-    with _local.lock:
-        items, _local.items = _local.items, []
-        _local.last_flush = time.monotonic()
+    items = _take_local_buffer()
     if not items:
         return 0
     try:
         return _insert(items)
     except DatabaseError:
         logger.exception("usage log: database unavailable; keeping %d records in process", len(items))
-        with _local.lock:
-            room = max(0, settings.USAGE_LOCAL_BUFFER_MAX - len(_local.items))
-            _local.items[:0] = items[:room]
-        if len(items) > room:
-            _count_dropped(len(items) - room)
+        _put_back(items)
         return 0
+
+
+def _take_local_buffer() -> list[str]:
+    with _local.lock:
+        items, _local.items = _local.items, []
+        _local.last_flush = time.monotonic()
+    return items
+
+
+def _put_back(items: list[str]) -> None:
+    """Return records that could not be written to the front of the buffer, as far as it has room."""
+    with _local.lock:
+        room = max(0, settings.USAGE_LOCAL_BUFFER_MAX - len(_local.items))
+        _local.items[:0] = items[:room]
+    if len(items) > room:
+        _count_dropped(len(items) - room)
 
 
 # --- draining ----------------------------------------------------------------------------------
