@@ -3,7 +3,8 @@
 `make run` and `make test` go through here when DATABASE_URL / REDIS_URL are not
 set. Servers already running from an earlier call are reused; on exit we stop
 only what this process started, so `make test` beside a running `make run`
-leaves the other one's servers alone.
+leaves the other one's servers alone. `make run` (--serve) supervises its Celery worker and web
+server: one that dies is restarted after a short pause, unless it keeps dying.
 """
 from __future__ import annotations
 
@@ -276,7 +277,7 @@ def serve(port: int) -> int:
     services = EmbeddedServices()
     env = {**os.environ, **services.start()}
     manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
-    children: list[subprocess.Popen] = []
+    children: list[Supervised] = []
     try:
         from toolcatalog.local_model import ensure_export
 
@@ -286,27 +287,124 @@ def serve(port: int) -> int:
                      ["ensure_admin"]):
             subprocess.run([*manage, *step], env=env, check=True)
         worker_dir, run_as, worker_env = _worker_user()
-        children.append(subprocess.Popen(
+        children.append(Supervised(
+            "celery worker",
             [sys.executable, "-m", "celery", "-A", "toolrouter", "worker", "--beat", "--concurrency", "1",
              "--loglevel", os.environ.get("LOG_LEVEL", "INFO").upper(),
              "--schedule", str(worker_dir / "celerybeat-schedule")],
-            env={**env, **worker_env, "HOME": str(worker_dir)}, cwd=PROJECT_DIR, start_new_session=True, **run_as,
+            {"env": {**env, **worker_env, "HOME": str(worker_dir)}, "cwd": PROJECT_DIR, **run_as},
         ))
-        children.append(subprocess.Popen(
-            [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"], env=env, start_new_session=True,
-        ))
+        # SIGINT, as Ctrl-C: runserver exits normally and its exit hooks run (the usage records it
+        # kept while Redis was down go to the database); SIGTERM would end it without them.
+        children.append(Supervised("web server", [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"],
+                                   {"env": env}, stop_signal=signal.SIGINT))
         print(f"toolrouter serves on http://127.0.0.1:{port}/ (admin: /admin/). Ctrl-C stops everything.", flush=True)
-        return _wait_for_interrupt(children)
+        return _supervise(children)
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        for child in reversed(children):  # the web server first: the worker then drains what it logged
+            child.stop()
         services.stop()
+
+
+RESTART_LIMIT = 5  # a child that dies this many times within RESTART_WINDOW stops `make run`
+RESTART_WINDOW = 60.0
+STOP_TIMEOUT = 20.0
+
+
+@dataclass
+class Supervised:
+    """A long-running process of `make run`, in a session (so a process group) of its own."""
+
+    name: str
+    command: list[str]
+    options: dict[str, Any]  # for Popen: env, cwd, user
+    stop_signal: signal.Signals = signal.SIGTERM
+    process: subprocess.Popen | None = None
+    deaths: list[float] = field(default_factory=list)  # monotonic times, within RESTART_WINDOW
+    restart_at: float | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command, start_new_session=True, **self.options)
+        self.restart_at = None
+
+    def died(self) -> float | None:
+        """After the process exited: end what it left behind (Celery's embedded beat lives on
+        after a killed worker), and return the pause before a restart, or None to give up."""
+        assert self.process is not None
+        self._end_group()
+        now = time.monotonic()
+        self.deaths = [t for t in self.deaths if now - t < RESTART_WINDOW] + [now]
+        if len(self.deaths) >= RESTART_LIMIT:
+            return None
+        pause = float(len(self.deaths))  # 1 s, 2 s, ...: a quick comeback, no busy loop
+        self.restart_at = now + pause
+        return pause
+
+    def stop(self) -> None:
+        """Ask the process to stop with its own signal, then end whatever is left of its group."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(self.stop_signal)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                print(f"{self.name} did not stop within {STOP_TIMEOUT:.0f}s; killing it.", file=sys.stderr)
+        self._end_group()
+
+    def _end_group(self, timeout: float = 5.0) -> None:
+        assert self.process is not None
+        for signum in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.process.pid, signum)
+            except ProcessLookupError:
+                return
+            deadline = time.monotonic() + timeout
+            while self._group_alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        self.process.wait()
+
+    def _group_alive(self) -> bool:
+        assert self.process is not None
+        self.process.poll()  # reaps the leader: a zombie still counts as a member
+        try:
+            os.killpg(self.process.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def _supervise(children: list[Supervised]) -> int:
+    """Start the children, then until Ctrl-C or SIGTERM restart one that died after a short pause;
+    give up, and stop everything, when one keeps dying."""
+    stop = {"signal": False}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop["signal"] = True
+
+    # Handlers before the children start: they then start with SIGINT at its default even when
+    # `make run` was started with it ignored (`make run &`), and the web server stops on it.
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    for child in children:
+        child.start()
+    while not stop["signal"]:
+        for child in children:
+            if child.restart_at is not None:
+                if time.monotonic() >= child.restart_at:
+                    child.start()
+                    print(f"{child.name} restarted.", file=sys.stderr, flush=True)
+            elif child.process is not None and child.process.poll() is not None:
+                returncode = child.process.returncode
+                pause = child.died()
+                if pause is None:
+                    print(f"{child.name} exited with {returncode}, {RESTART_LIMIT} times within "
+                          f"{RESTART_WINDOW:.0f}s; stopping.", file=sys.stderr, flush=True)
+                    return returncode or 1
+                print(f"{child.name} exited with {returncode}; restarting it in {pause:.0f}s.",
+                      file=sys.stderr, flush=True)
+        time.sleep(0.5)
+    return 0
 
 
 def _worker_user() -> tuple[Path, dict[str, Any], dict[str, str]]:
@@ -335,24 +433,6 @@ def _worker_user() -> tuple[Path, dict[str, Any], dict[str, str]]:
     for path in (worker_dir, *worker_dir.iterdir()):
         shutil.chown(path, user=user.pw_uid, group=user.pw_gid)
     return worker_dir, run_as, {}
-
-
-def _wait_for_interrupt(children: list[subprocess.Popen]) -> int:
-    stop = {"signal": False}
-
-    def on_signal(signum: int, _frame: object) -> None:
-        stop["signal"] = True
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    while not stop["signal"]:
-        for child in children:
-            if child.poll() is not None:
-                command = child.args if isinstance(child.args, list) else [child.args]
-                print(f"{command[:4]} exited with {child.returncode}; stopping.", file=sys.stderr)
-                return child.returncode or 1
-        time.sleep(0.5)
-    return 0
 
 
 def main() -> None:
