@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from . import json_text, services
-from .admin_forms import CategoryAdminForm, OneReasonPerFieldForm, ToolAdminForm, entry_from_form
+from .admin_forms import CategoryAdminForm, OneReasonPerFieldForm, ToolAdminForm, ToolsetAdminForm, entry_from_form
 from .models import Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 from .selectors import tool_document
 
@@ -110,7 +110,7 @@ class ToolAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
     actions = ["set_category", "enable", "disable", "reembed"]
     readonly_fields = ("created_at", "updated_at", "definition_preview", *EmbeddingAdminMixin.embedding_fields)
     fieldsets = (
-        (None, {"fields": ("name", "description", "category", "enabled", "core")}),
+        (None, {"fields": ("name", "description", "category", "enabled", "core", "loaded_at")}),
         ("Definition", {"fields": ("parameters", "definition_preview", "usage_hint", "related_tools", "tags", "source")}),
         ("Embedding", {"fields": EmbeddingAdminMixin.embedding_fields}),
         ("Timestamps", {"fields": ("created_at", "updated_at")}),
@@ -178,7 +178,7 @@ class CategoryAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
     actions = ["enable", "disable", "reembed"]
     readonly_fields = ("created_at", "updated_at", "tools_in_category", *EmbeddingAdminMixin.embedding_fields)
     fieldsets = (
-        (None, {"fields": ("name", "description", "keywords", "parent", "enabled")}),
+        (None, {"fields": ("name", "description", "keywords", "parent", "enabled", "loaded_at")}),
         ("Workflow hint (Markdown)", {"fields": ("workflow_hint",),
                                       "description": "Returned as guidance with the tools of this category (and of its "
                                                      "sub-categories) whenever a request selects them. Markdown: "
@@ -233,6 +233,7 @@ class HypotheticalQueryAdmin(EmbeddingAdminMixin, admin.ModelAdmin):
 
 @admin.register(Toolset)
 class ToolsetAdmin(admin.ModelAdmin):
+    form = ToolsetAdminForm
     list_display = ("name", "description", "updated_at")
     search_fields = ("name", "description")
     filter_horizontal = ("tools", "categories", "pinned_tools")

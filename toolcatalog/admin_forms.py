@@ -11,7 +11,7 @@ from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
 from . import json_text, validation
-from .models import Category, Tool, empty_parameters
+from .models import Category, Tool, Toolset, empty_parameters
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,34 @@ class OneReasonPerFieldForm(forms.ModelForm):
         super().add_error(field, error)
 
 
-class ToolAdminForm(OneReasonPerFieldForm):
+class NoLostEditsForm(OneReasonPerFieldForm):
+    """Two curators on one object (or a curator and an import): a save made from a page loaded
+    before the other change is refused, instead of silently writing the page's old values back
+    over it. The page carries the `updated_at` it was loaded with; a form posted without it (a
+    script) is not checked."""
+
+    loaded_at = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["loaded_at"] = self.instance.updated_at.isoformat()
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean()
+        loaded = self.data.get(self.add_prefix("loaded_at"))
+        if self.instance.pk and loaded:
+            model = type(self.instance)
+            stored = model._default_manager.filter(pk=self.instance.pk).values_list("updated_at", flat=True).first()
+            if stored is not None and stored.isoformat() != loaded:
+                raise ValidationError(
+                    f"This {model._meta.verbose_name} was changed after you opened it (at {stored:%H:%M:%S} UTC, by "
+                    "another curator or an import). Nothing was saved: open it again to see that change, then make "
+                    "yours.", code="changed_meanwhile")
+        return data
+
+
+class ToolAdminForm(NoLostEditsForm):
     parameters = ParametersField(required=False)
 
     class Meta:
@@ -168,7 +195,7 @@ class ToolAdminForm(OneReasonPerFieldForm):
         return value
 
 
-class CategoryAdminForm(OneReasonPerFieldForm):
+class CategoryAdminForm(NoLostEditsForm):
     class Meta:
         model = Category
         fields = ("name", "description", "keywords", "parent", "enabled", "workflow_hint")
@@ -180,6 +207,12 @@ class CategoryAdminForm(OneReasonPerFieldForm):
             _list_field(self.fields["keywords"], "Words that point a query at this category (the hierarchical "
                                                  "strategy's keyword step and the BM25 category field).",
                         "song, album, playlist")
+
+
+class ToolsetAdminForm(NoLostEditsForm):
+    class Meta:
+        model = Toolset
+        fields = ("name", "description", "tools", "categories", "pinned_tools")
 
 
 def split_list(text: str) -> list[str]:
