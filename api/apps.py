@@ -6,4 +6,7 @@ class ApiConfig(AppConfig):
     verbose_name = "API"
 
     def ready(self) -> None:
-        from . import schema  # noqa: F401  (registers the bearer-key security scheme)
+        from . import (
+            schema,  # noqa: F401  (registers the bearer-key security scheme)
+            signals,  # noqa: F401  (keys follow renamed tools)
+        )

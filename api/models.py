@@ -95,8 +95,11 @@ class ApiKey(models.Model):
             raise ValidationError({"scopes": BOUND_CATALOG_RULE})
         from toolcatalog.models import Tool
 
-        unknown = sorted(set(self.pinned_tools) - set(Tool.objects.filter(name__in=self.pinned_tools)
-                                                      .values_list("name", flat=True)))
+        # Only names this edit adds: one the key already pins may have been deleted since, and is
+        # ignored when routing; refusing it would make every other edit of the key fail.
+        stored = ApiKey.objects.filter(pk=self.pk).values_list("pinned_tools", flat=True).first() if self.pk else None
+        added = set(self.pinned_tools) - set(stored or ())
+        unknown = sorted(added - set(Tool.objects.filter(name__in=added).values_list("name", flat=True)))
         if unknown:
             raise ValidationError({"pinned_tools": f"No tool is named {', '.join(map(repr, unknown))}."})
 

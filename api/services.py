@@ -38,3 +38,13 @@ def touch_last_used(api_key: ApiKey, min_interval_seconds: int = 60) -> None:
 
 def revoke_api_key(api_key: ApiKey) -> None:
     ApiKey.objects.filter(pk=api_key.pk).update(revoked=True)
+
+
+def rename_pinned_tool(old_name: str, new_name: str) -> int:
+    """Keys that pin a renamed tool pin it under its new name (they pin by name); how many changed."""
+    changed = 0
+    for api_key in ApiKey.objects.filter(pinned_tools__contains=[old_name]):
+        api_key.pinned_tools = [new_name if name == old_name else name for name in api_key.pinned_tools]
+        api_key.save(update_fields=["pinned_tools"])
+        changed += 1
+    return changed

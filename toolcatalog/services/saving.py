@@ -5,6 +5,7 @@ catalog version). Every door ends here: the API, imports, the admin, the usage d
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -51,3 +52,20 @@ def mark_curated_edits(obj: Tool | Category, fields: Iterable[str]) -> None:
         if (stored is None and value not in (None, "", [])) or (stored is not None and getattr(stored, attname) != value):
             edited.add(name)
     obj.curated_fields = sorted(set(obj.curated_fields or ()) | edited)
+
+
+def rename_in_hints(old_name: str, new_name: str) -> int:
+    """A renamed tool's old name, wherever a usage hint or workflow hint names it, becomes its new
+    one: guidance that says "use search_google" after a rename sends the agent to no tool. Only
+    the whole name is replaced (not `files.read_file` for `read_file`); how many hints changed."""
+    pattern = re.compile(rf"(?<![\w.\-]){re.escape(old_name)}(?![\w\-]|\.\w)")
+    changed = 0
+    for model, field in ((Tool, "usage_hint"), (Category, "workflow_hint")):
+        for obj in model._default_manager.filter(**{f"{field}__contains": old_name}):
+            text = getattr(obj, field)
+            rewritten = pattern.sub(new_name, text)
+            if rewritten != text:
+                setattr(obj, field, rewritten)
+                save_and_schedule(obj, update_fields=[field, "updated_at"])
+                changed += 1
+    return changed
