@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from . import json_text, services
 from .admin_forms import CategoryAdminForm, OneReasonPerFieldForm, ToolAdminForm, ToolsetAdminForm, entry_from_form
 from .models import Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
-from .selectors import tool_document
+from .selectors import category_deletion, tool_document
 
 STATUS_COLOURS = {EmbeddingStatus.READY: "#2e7d32", EmbeddingStatus.PENDING: "#b26a00", EmbeddingStatus.FAILED: "#c62828"}
 NOT_SAVED = "—"  # an object not saved yet has no embedding status
@@ -190,6 +190,14 @@ class CategoryAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(tool_total=Count("tools"))
+
+    delete_confirmation_template = "admin/toolcatalog/category/delete_confirmation.html"
+
+    def render_delete_form(self, request, context):
+        # Django lists what is deleted; what is left without its category matters as much here.
+        if isinstance(context.get("object"), Category):
+            context["deletion"] = category_deletion(context["object"])
+        return super().render_delete_form(request, context)
 
     def save_model(self, request, obj, form, change) -> None:
         # Workflow hints and the rest a curator edits outlive re-imports (see services).

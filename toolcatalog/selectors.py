@@ -1,6 +1,7 @@
 """Reads from the catalog."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -47,14 +48,43 @@ def category_path(category: Category | None) -> list[str]:
 def toolset_tool_names(toolset: Toolset) -> set[str]:
     """The tools a toolset names or pins, plus every tool of its categories and their sub-categories."""
     names = set(toolset.tools.values_list("name", flat=True)) | set(toolset.pinned_tools.values_list("name", flat=True))
-    category_ids = set(toolset.categories.values_list("pk", flat=True))
-    frontier = set(category_ids)
-    while frontier:
-        children = set(Category.objects.filter(parent_id__in=frontier).values_list("pk", flat=True)) - category_ids
-        category_ids |= children
-        frontier = children
+    category_ids = _with_descendants(set(toolset.categories.values_list("pk", flat=True)))
     names |= set(Tool.objects.filter(category_id__in=category_ids).values_list("name", flat=True))
     return names
+
+
+def _with_descendants(category_ids: set[int], skip: int = 0) -> set[int]:
+    """The categories and all their sub-categories, but not `skip` (nor below it, through it)."""
+    found, frontier = set(category_ids) - {skip}, set(category_ids) - {skip}
+    while frontier:
+        frontier = set(Category.objects.filter(parent_id__in=frontier).exclude(pk=skip)
+                       .values_list("pk", flat=True)) - found
+        found |= frontier
+    return found
+
+
+@dataclass(frozen=True)
+class CategoryDeletion:
+    """What deleting a category does beyond the row itself (the admin's confirmation page says it)."""
+
+    orphaned_children: list[str]  # its sub-categories, which become top-level categories
+    uncategorised_tools: list[str]  # its own tools, which are left without a category
+    toolsets_losing_tools: dict[str, int]  # toolset -> how many tools it reaches through this category only
+
+
+def category_deletion(category: Category) -> CategoryDeletion:
+    lost: dict[str, int] = {}
+    for toolset in Toolset.objects.filter(categories=category).prefetch_related("categories"):
+        kept_ids = _with_descendants({c.pk for c in toolset.categories.all()}, skip=category.pk)
+        kept = set(Tool.objects.filter(category_id__in=kept_ids).values_list("name", flat=True))
+        kept |= set(toolset.tools.values_list("name", flat=True)) | set(toolset.pinned_tools.values_list("name", flat=True))
+        if gone := len(toolset_tool_names(toolset) - kept):
+            lost[toolset.name] = gone
+    return CategoryDeletion(
+        orphaned_children=sorted(category.children.values_list("name", flat=True)),
+        uncategorised_tools=sorted(category.tools.values_list("name", flat=True)),
+        toolsets_losing_tools=lost,
+    )
 
 
 def catalog_document() -> dict[str, Any]:
