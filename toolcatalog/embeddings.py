@@ -5,7 +5,11 @@ everywhere (pgvector, the engine, tests).
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -26,7 +30,8 @@ class Encoder(Protocol):
 
 
 class EmbeddingProviderError(Exception):
-    """The provider could not embed: down, slow, misconfigured or wrong dimension."""
+    """The provider could not embed: down, slow, misconfigured, or its answer is unusable (not JSON,
+    a vector too few, of the wrong size, holding NaN...)."""
 
 
 class EmbeddingProvider(Protocol):
@@ -43,9 +48,9 @@ class EmbeddingProvider(Protocol):
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)  # float32 squares can overflow
     norms[norms == 0] = 1.0
-    return vectors / norms
+    return (vectors / norms).astype(np.float32)
 
 
 # Tool texts run from ~20 to 256 word pieces; the local model runs a call's texts longest first,
@@ -148,7 +153,7 @@ class LocalProvider:
             vectors = encoder.encode(texts)
         except Exception as exc:  # noqa: BLE001 - any model failure is a failed embedding
             raise EmbeddingProviderError(f"local model failed: {exc}") from exc
-        return _checked(vectors, self.dimensions, self.model_id)
+        return _checked(vectors, len(texts), self.dimensions, self.model_id)
 
 
 class OpenAIProvider:
@@ -172,21 +177,70 @@ class OpenAIProvider:
         from openai import OpenAIError
 
         try:
-            response = self._client.embeddings.create(model=self.model_name, input=texts)
+            # The raw answer, read here: the SDK's own parsing lets a malformed answer through as
+            # a JSONDecodeError, an AttributeError on an HTML page's text, or rows of any length.
+            response = self._client.embeddings.with_raw_response.create(
+                model=self.model_name, input=texts, encoding_format="base64")
+            body = response.http_response.content
         except OpenAIError as exc:
             raise EmbeddingProviderError(f"{self.model_id}: {exc}") from exc
-        rows = sorted(response.data, key=lambda item: item.index)
-        return _checked(np.array([row.embedding for row in rows], dtype=np.float32), self.dimensions, self.model_id)
+        return _checked(_answer_vectors(body, self.model_id), len(texts), self.dimensions, self.model_id)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.embed(texts)
 
 
-def _checked(vectors: np.ndarray, dimensions: int, model_id: str) -> np.ndarray:
+def _answer_vectors(body: bytes, model_id: str) -> np.ndarray:
+    """The vectors of an embeddings answer, in the order of its `index`es: base64 float32 (what
+    the client asks for) or lists of numbers (servers that ignore `encoding_format`)."""
+    def unusable(why: str) -> EmbeddingProviderError:
+        return EmbeddingProviderError(f"{model_id}: unusable answer: {why}")
+
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        raise unusable(f"the answer is not JSON ({body[:80]!r})") from None
+    rows = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise unusable("the answer has no `data` list of embeddings")
+    indexes = [row.get("index", i) for i, row in enumerate(rows)]
+    if not all(type(i) is int for i in indexes) or sorted(indexes) != list(range(len(rows))):
+        raise unusable(f"the embeddings' indexes are {indexes[:10]}, not 0 to {len(rows) - 1}")
+    by_index = dict(zip(indexes, rows, strict=True))
+    vectors = [_answer_vector(by_index[i].get("embedding"), unusable) for i in range(len(rows))]
+    lengths = sorted({len(vector) for vector in vectors})
+    if len(lengths) > 1:
+        raise unusable(f"the vectors have different lengths ({', '.join(map(str, lengths))})")
+    if not vectors:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.vstack(vectors)
+
+
+def _answer_vector(embedding: object, unusable: Callable[[str], EmbeddingProviderError]) -> np.ndarray:
+    if isinstance(embedding, str):
+        try:
+            return np.frombuffer(base64.b64decode(embedding, validate=True), dtype="<f4").astype(np.float32)
+        except (binascii.Error, ValueError):
+            raise unusable("an embedding is not base64 float32") from None
+    if isinstance(embedding, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in embedding):
+        return np.asarray(embedding, dtype=np.float32)
+    raise unusable("an embedding is neither a list of numbers nor base64")
+
+
+def _checked(vectors: np.ndarray, count: int, dimensions: int, model_id: str) -> np.ndarray:
+    """The one check of a provider's vectors, local or remote: one per text, of the configured
+    size, finite; unit length once normalised. Anything else is an EmbeddingProviderError, so that
+    nothing stores, caches or ranks by it (the worker retries, a route falls back to BM25)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim == 2 and vectors.shape[0] != count:
+        raise EmbeddingProviderError(f"{model_id}: the provider returned {vectors.shape[0]} vectors for {count} texts")
     if vectors.ndim != 2 or vectors.shape[1] != dimensions:
         raise EmbeddingProviderError(
             f"{model_id} returned vectors of shape {vectors.shape}; EMBEDDING_DIMENSIONS is {dimensions}"
         )
+    if not np.isfinite(vectors).all():
+        bad = "NaN" if np.isnan(vectors).any() else "an infinite value"
+        raise EmbeddingProviderError(f"{model_id}: a vector holds {bad}")
     return normalise(vectors)
 
 

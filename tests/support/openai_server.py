@@ -2,7 +2,9 @@
 
 It answers /v1/embeddings with deterministic vectors (a hash of each word, summed),
 and /v1/chat/completions with a tool call chosen by a function the test gives.
-`fail_with` makes it answer that HTTP status; `delay` makes it slow.
+`fail_with` makes it answer that HTTP status; `delay` makes it slow. Vectors go as base64 float32
+when the request asks for it (as OpenAI does; the `openai` client asks by default), else as lists;
+`embeddings_fault` makes /v1/embeddings answer 200 with something unusable (see EMBEDDING_FAULTS).
 Requests with `"stream": true` are answered with server-sent events, one chunk every
 `stream_chunk_delay` seconds (`stream_finished` is set once the last one is written; with
 `stream_cut_after`, the connection drops after that many events, as an upstream that breaks off);
@@ -12,6 +14,7 @@ calls those tools after a line of text, as the real APIs do.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -22,6 +25,17 @@ from http.server import BaseHTTPRequestHandler
 import numpy as np
 
 from tests.support.local_server import LocalServer
+
+# What `embeddings_fault` makes a 200 answer of /v1/embeddings hold, as misbehaving servers do.
+EMBEDDING_FAULTS = {
+    "drop_first": "one vector fewer than texts: the first text's is missing (indexes still 0..n-2)",
+    "drop_last": "one vector fewer than texts: the last text's is missing",
+    "nan": "the first vector holds a NaN",
+    "inf": "the first vector holds an infinity",
+    "truncated": "the JSON cut off half-way",
+    "html": "an HTML error page (Content-Type text/html), as a proxy in front of the model serves",
+    "ragged": "vectors of different lengths: the last one is a value short",
+}
 
 
 def word_vector(text: str, dimensions: int) -> list[float]:
@@ -45,6 +59,7 @@ class FakeOpenAI(LocalServer):
         self.stream_cut_after: int | None = None  # events sent before the connection is dropped
         self.stream_finished = threading.Event()
         self.calls_tools: Callable[[dict], list[str]] | None = None
+        self.embeddings_fault: str | None = None  # a key of EMBEDDING_FAULTS
         super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -61,6 +76,8 @@ class FakeOpenAI(LocalServer):
                     time.sleep(fake.delay)
                 if fake.fail_with:
                     return self._reply(fake.fail_with, {"error": {"message": "injected failure", "type": "server_error"}})
+                if self.path.endswith("/embeddings") and fake.embeddings_fault:
+                    return self._send(200, *fake.faulty_embeddings(body))
                 if self.path.endswith("/embeddings"):
                     return self._reply(200, fake.embeddings(body))
                 if self.path.endswith("/chat/completions") and body.get("stream"):
@@ -74,10 +91,12 @@ class FakeOpenAI(LocalServer):
                 return self._reply(404, {"error": {"message": f"no route {self.path}"}})
 
             def _reply(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
+                self._send(status, "application/json", json.dumps(payload).encode())
+
+            def _send(self, status: int, content_type: str, data: bytes) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -102,17 +121,43 @@ class FakeOpenAI(LocalServer):
 
         return Handler
 
-    def embeddings(self, body: dict) -> dict:
-        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    def embeddings(self, body: dict, vectors: list[list[float]] | None = None) -> dict:
+        """The answer with each input's vector (or with `vectors`), encoded as the request asks."""
+        if vectors is None:
+            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            vectors = [word_vector(text, self.dimensions) for text in inputs]
+
+        def encoded(vector: list[float]) -> list[float] | str:
+            if body.get("encoding_format") == "base64":
+                return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()
+            return vector
+
         return {
             "object": "list",
             "model": body.get("model", ""),
-            "data": [
-                {"object": "embedding", "index": i, "embedding": word_vector(text, self.dimensions)}
-                for i, text in enumerate(inputs)
-            ],
+            "data": [{"object": "embedding", "index": i, "embedding": encoded(vector)} for i, vector in enumerate(vectors)],
             "usage": {"prompt_tokens": 1, "total_tokens": 1},
         }
+
+    def faulty_embeddings(self, body: dict) -> tuple[str, bytes]:
+        """(content type, body) of a 200 answer to /v1/embeddings broken as `embeddings_fault` says."""
+        fault = self.embeddings_fault
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        vectors = [word_vector(text, self.dimensions) for text in inputs]
+        if fault == "html":
+            return "text/html", b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
+        if fault == "drop_first":
+            vectors = vectors[1:]
+        elif fault == "drop_last":
+            vectors = vectors[:-1]
+        elif fault in ("nan", "inf"):
+            vectors[0][0] = float(fault)
+        elif fault == "ragged":
+            vectors[-1] = vectors[-1][:-1]
+        elif fault != "truncated":
+            raise ValueError(f"unknown embeddings_fault {fault!r}: one of {sorted(EMBEDDING_FAULTS)}")
+        data = json.dumps(self.embeddings(body, vectors)).encode()  # NaN and Infinity as Python writes them
+        return "application/json", data[:len(data) // 2] if fault == "truncated" else data
 
     def chat_completion(self, body: dict) -> dict:
         if self.calls_tools is not None:

@@ -51,6 +51,9 @@ def store_vectors(model: type[Embedded], ids: list[int], vectors: np.ndarray, te
                   model_id: str) -> None:
     """Make the rows `ready` with their vectors, in one statement: an UPDATE per row cost
     10,000 imported tools 4.5 s of their embedding time (bench/bench_embedding.py)."""
+    if not len(ids) == len(vectors) == len(text_hashes):
+        # unnest() pads the shorter arrays with NULL: rows would be `ready` with no vector.
+        raise ValueError(f"{len(vectors)} vectors and {len(text_hashes)} text hashes for {len(ids)} rows")
     vector_texts = ["[" + ",".join(map(str, vector.tolist())) + "]" for vector in vectors]
     with connection.cursor() as cursor:
         cursor.execute(
