@@ -74,6 +74,7 @@ def embedding_batches(kind: str, ids: Iterable[int]) -> list[list[int]]:
 def embedding_is_current(obj: Embedded, text: str, model_id: str) -> bool:
     return (
         obj.embedding_status == EmbeddingStatus.READY
+        and obj.embedding is not None  # a `ready` row without a vector (left by a short provider answer) is not
         and obj.embedding_text_hash == text_hash(text)
         and obj.embedding_model == model_id
     )
@@ -149,9 +150,11 @@ def requeue_stale_embeddings(pending_after: timedelta = timedelta(minutes=2)) ->
 
 
 def stale_model_ids(model: type[Embedded]) -> models.QuerySet[Embedded, int]:
-    """Ready rows whose vector was made by another model than the configured one."""
+    """Ready rows whose vector was made by another model than the configured one, or that have
+    no vector at all (left `ready` by a provider that answered fewer vectors than texts)."""
     return (model._default_manager.filter(embedding_status=EmbeddingStatus.READY)
-            .exclude(embedding_model=get_provider().model_id).values_list("pk", flat=True))
+            .filter(~models.Q(embedding_model=get_provider().model_id) | models.Q(embedding__isnull=True))
+            .values_list("pk", flat=True))
 
 
 def mark_all_for_reembedding() -> int:
