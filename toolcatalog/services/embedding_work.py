@@ -72,13 +72,16 @@ def routing_changes(objects: Iterable[Embedded]) -> list[Change]:
 
 
 def record_embedding_error(kind: str, ids: Iterable[int], error: str, *, final: bool) -> None:
-    """Keep the last error visible; after the last retry the rows become `failed`."""
+    """Keep the last error visible; after the last retry the rows become `failed`. A retry that
+    fails leaves the status alone: a `failed` row re-queued by beat stays `failed` (with its
+    latest error) until an attempt succeeds, so the count of failed rows does not swing every
+    minute; a `pending` row stays pending until its last retry."""
     ids = list(ids)
-    status = EmbeddingStatus.FAILED if final else EmbeddingStatus.PENDING
-    EMBEDDED_MODELS[kind]._default_manager.filter(pk__in=ids).exclude(embedding_status=EmbeddingStatus.READY).update(
-        embedding_status=status, embedding_error=error[:2000]
-    )
-    if final:
-        # A failed embedding changes what routing can use, as a ready one does.
-        model = EMBEDDED_MODELS[kind]
-        bump_catalog_version(routing_changes(model._default_manager.filter(pk__in=ids)))
+    rows = EMBEDDED_MODELS[kind]._default_manager.filter(pk__in=ids).exclude(embedding_status=EmbeddingStatus.READY)
+    if not final:
+        rows.update(embedding_error=error[:2000])
+        return
+    rows.update(embedding_status=EmbeddingStatus.FAILED, embedding_error=error[:2000])
+    # A failed embedding changes what routing can use, as a ready one does.
+    model = EMBEDDED_MODELS[kind]
+    bump_catalog_version(routing_changes(model._default_manager.filter(pk__in=ids)))
