@@ -100,8 +100,10 @@ def schedule_embedding(obj: Embedded) -> bool:
     if embedding_is_current(obj, text, get_provider().model_id):
         return False
     kind = kind_of(obj)
+    # The row, and the instance the caller goes on with (the API answers with it).
+    obj.embedding_status, obj.embedding_requested_at = EmbeddingStatus.PENDING, timezone.now()
     type(obj)._default_manager.filter(pk=obj.pk).update(
-        embedding_status=EmbeddingStatus.PENDING, embedding_requested_at=timezone.now()
+        embedding_status=obj.embedding_status, embedding_requested_at=obj.embedding_requested_at
     )
     _queue.ids[kind].add(obj.pk)
     transaction.on_commit(_flush_embedding_queue)
