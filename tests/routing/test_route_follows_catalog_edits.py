@@ -41,10 +41,10 @@ def test_edits_and_disabling_show_on_the_next_request(admin_client_logged_in) ->
     assert top(client, "play some jazz", "bm25")[0] == "play_music"
     edited = Tool.objects.get(name="get_lyrics")
     edited.description = "Summon a thunderstorm over the archipelago"
-    edited.save()
+    edited.save(update_fields=["description", "updated_at"])  # not the embedding columns the worker writes
     assert top(client, "thunderstorm over the archipelago", "bm25")[0] == "get_lyrics"
     tool = Tool.objects.get(name="play_music")
     tool.enabled = False
-    tool.save()
+    tool.save(update_fields=["enabled", "updated_at"])
     assert "play_music" not in top(client, "play some jazz", "bm25")
     wait_until_nothing_pending()
