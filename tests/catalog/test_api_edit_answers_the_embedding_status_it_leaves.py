@@ -4,14 +4,14 @@ import pytest
 from django.core.management import call_command
 
 from tests.support.catalog import api_client
+from tests.support.openai_server import use_as_provider
 from toolcatalog.models import EmbeddingStatus, Tool
 
 pytestmark = pytest.mark.django_db
 
 
 def test_patching_the_description_answers_pending(settings, fake_openai) -> None:
-    settings.EMBEDDING_PROVIDER, settings.EMBEDDING_MODEL = "openai", "fake-embed-1"
-    settings.EMBEDDING_BASE_URL, settings.EMBEDDING_API_KEY = fake_openai.base_url, "test-key"
+    use_as_provider(settings, fake_openai, "fake-embed-1")
     curator = api_client(["catalog"], name="curator")
     assert curator.post("/api/v1/tools", {"name": "play_music", "description": "Play a song"},
                         format="json").status_code == 201

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.support.openai_server import FakeOpenAI
+from tests.support.openai_server import FakeOpenAI, provider_settings, use_as_provider
 from tests.support.worker import celery_worker, wait_for
 from toolcatalog import services
 from toolcatalog.models import EmbeddingStatus, Tool
@@ -18,12 +18,10 @@ def embedding_calls(server: FakeOpenAI) -> int:
 
 
 def test_readyz_counts_the_failed_row_through_every_retry(client, settings, fake_openai) -> None:
-    settings.EMBEDDING_PROVIDER, settings.EMBEDDING_MODEL = "openai", "fake-embed-down"
-    settings.EMBEDDING_BASE_URL, settings.EMBEDDING_API_KEY = fake_openai.base_url, "test-key"
+    use_as_provider(settings, fake_openai, "fake-embed-down")
     fake_openai.fail_with = 503
-    with celery_worker({"EMBEDDING_PROVIDER": "openai", "EMBEDDING_MODEL": "fake-embed-down",
-                        "EMBEDDING_BASE_URL": fake_openai.base_url, "EMBEDDING_API_KEY": "test-key",
-                        "EMBEDDING_MAX_RETRIES": "2", "EMBEDDING_RETRY_BACKOFF_SECONDS": "0.5"}):
+    with celery_worker({**provider_settings(fake_openai, "fake-embed-down"), "EMBEDDING_MAX_RETRIES": "2",
+                        "EMBEDDING_RETRY_BACKOFF_SECONDS": "0.5"}):
         tool = services.save_validated(Tool(name="play_music", description="Play a song"))
         assert wait_for(lambda: Tool.objects.get(pk=tool.pk).embedding_status == EmbeddingStatus.FAILED, timeout=30)
         calls = embedding_calls(fake_openai)

@@ -10,7 +10,7 @@ import pytest
 from django.db import transaction
 
 from engine import tool_embedding_text
-from tests.support.openai_server import FakeOpenAI, word_vector
+from tests.support.openai_server import FakeOpenAI, provider_settings, use_as_provider, word_vector
 from tests.support.worker import celery_worker, wait_for
 from toolcatalog import services
 from toolcatalog.models import EmbeddingStatus, Tool
@@ -24,16 +24,14 @@ MODEL = "fake-embed-garbage"
 def provider(django_db_setup, django_db_blocker) -> Iterator[FakeOpenAI]:
     """One misbehaving server and one real worker for the module (each test sets the fault)."""
     with FakeOpenAI() as server, django_db_blocker.unblock(), celery_worker({
-        "EMBEDDING_PROVIDER": "openai", "EMBEDDING_MODEL": MODEL, "EMBEDDING_BASE_URL": server.base_url,
-        "EMBEDDING_API_KEY": "test-key", "EMBEDDING_MAX_RETRIES": "1", "EMBEDDING_RETRY_BACKOFF_SECONDS": "0.2",
+        **provider_settings(server, MODEL), "EMBEDDING_MAX_RETRIES": "1", "EMBEDDING_RETRY_BACKOFF_SECONDS": "0.2",
     }):
         yield server
 
 
 @pytest.fixture(autouse=True)
 def same_provider_here(settings, provider) -> None:
-    settings.EMBEDDING_PROVIDER, settings.EMBEDDING_MODEL = "openai", MODEL
-    settings.EMBEDDING_BASE_URL, settings.EMBEDDING_API_KEY = provider.base_url, "test-key"
+    use_as_provider(settings, provider, MODEL)
     provider.embeddings_fault = None
 
 

@@ -4,6 +4,7 @@ embed it again."""
 import pytest
 from django.core.management import call_command
 
+from tests.support.openai_server import use_as_provider
 from toolcatalog import services
 from toolcatalog.models import EmbeddingStatus, Tool
 
@@ -12,8 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def provider(settings, fake_openai):
-    settings.EMBEDDING_PROVIDER, settings.EMBEDDING_MODEL = "openai", "fake-embed-1"
-    settings.EMBEDDING_BASE_URL, settings.EMBEDDING_API_KEY = fake_openai.base_url, "test-key"
+    use_as_provider(settings, fake_openai, "fake-embed-1")
     return fake_openai
 
 

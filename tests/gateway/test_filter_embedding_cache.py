@@ -7,16 +7,13 @@ import pytest
 from gateway import filtering as filter_gateway
 from shared.redis_client import get_redis
 from tests.gateway.requests_shapes import FUNCTIONS, openai_body, openai_tools, post_filter
-from tests.support.openai_server import FakeOpenAI
+from tests.support.openai_server import FakeOpenAI, use_as_provider
 
 
 @pytest.fixture
 def fake_embeddings(settings):
     with FakeOpenAI() as server:
-        settings.EMBEDDING_PROVIDER = "openai"
-        settings.EMBEDDING_MODEL = "fake-embed-cache"
-        settings.EMBEDDING_BASE_URL = server.base_url
-        settings.EMBEDDING_API_KEY = "test-key"
+        use_as_provider(settings, server, "fake-embed-cache")
         yield server
 
 

@@ -8,16 +8,13 @@ import uuid
 import pytest
 
 from tests.gateway.requests_shapes import FUNCTIONS, names, openai_body, openai_tools, post_filter
-from tests.support.openai_server import FakeOpenAI
+from tests.support.openai_server import FakeOpenAI, use_as_provider
 
 
 @pytest.fixture
 def provider(settings):
     with FakeOpenAI() as server:
-        settings.EMBEDDING_PROVIDER = "openai"
-        settings.EMBEDDING_MODEL = "fake-embed-garbage"
-        settings.EMBEDDING_BASE_URL = server.base_url
-        settings.EMBEDDING_API_KEY = "test-key"
+        use_as_provider(settings, server, "fake-embed-garbage")
         yield server
 
 

@@ -12,6 +12,7 @@ import pytest
 from routing.query_embeddings import _embedders
 from shared.redis_client import get_redis
 from tests.support.catalog import api_client, load_demo_catalog
+from tests.support.openai_server import use_as_provider
 from tests.support.worker import celery_worker, wait_for
 from toolrouter.worker_heartbeat import HEARTBEAT_KEY
 
@@ -52,8 +53,7 @@ def test_a_dead_worker_shows_in_readyz_and_on_the_admin_index(settings, client, 
 def test_an_open_embedding_circuit_shows_in_readyz_and_on_the_admin_index(settings, client,
                                                                          admin_client_logged_in) -> None:
     provider = RestartableOpenAI().start()
-    settings.EMBEDDING_PROVIDER, settings.EMBEDDING_MODEL = "openai", "fake-embed"
-    settings.EMBEDDING_BASE_URL, settings.EMBEDDING_API_KEY = provider.base_url, "test-key"
+    use_as_provider(settings, provider)
     settings.ROUTE_EMBEDDING_TIMEOUT_SECONDS = 0.5
     _embedders.clear()
     try:

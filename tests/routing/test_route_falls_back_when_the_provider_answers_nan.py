@@ -7,15 +7,14 @@ import pytest
 from django.core.management import call_command
 
 from routing.query_embeddings import _embedders
+from tests.support.openai_server import use_as_provider
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_catalog")]
 
 
 @pytest.fixture
 def provider(settings, fake_openai):
-    settings.EMBEDDING_PROVIDER = "openai"
-    settings.EMBEDDING_MODEL = "fake-embed-nan"
-    settings.EMBEDDING_BASE_URL = fake_openai.base_url
+    use_as_provider(settings, fake_openai, "fake-embed-nan")
     _embedders.clear()
     call_command("reembed", stdout=open("/dev/null", "w"), stderr=open("/dev/null", "w"))
     yield fake_openai

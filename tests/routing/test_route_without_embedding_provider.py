@@ -2,6 +2,7 @@
 import pytest
 
 from routing.query_embeddings import _embedders
+from tests.support.openai_server import use_as_provider
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_catalog")]
 
@@ -11,9 +12,7 @@ def provider_down(settings, fake_openai):
     """The openai provider pointed at a real server that answers 500 to everything."""
     from django.core.management import call_command
 
-    settings.EMBEDDING_PROVIDER = "openai"
-    settings.EMBEDDING_MODEL = "fake-embed"
-    settings.EMBEDDING_BASE_URL = fake_openai.base_url
+    use_as_provider(settings, fake_openai)
     settings.ROUTE_EMBEDDING_FAILURES_TO_OPEN = 2
     _embedders.clear()
     call_command("reembed", stdout=open("/dev/null", "w"), stderr=open("/dev/null", "w"))

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 import numpy as np
 
@@ -241,3 +242,15 @@ class FakeOpenAI(LocalServer):
                 + deltas + [event("content_block_stop", {"index": 0})] + uses
                 + [event("message_delta", {"delta": {"stop_reason": stop}, "usage": {"output_tokens": 3}}),
                    event("message_stop", {})])
+
+
+def provider_settings(server: FakeOpenAI, model: str = "fake-embed") -> dict[str, str]:
+    """The settings, or a worker's environment, that make `server` the embedding provider."""
+    return {"EMBEDDING_PROVIDER": "openai", "EMBEDDING_MODEL": model, "EMBEDDING_BASE_URL": server.base_url,
+            "EMBEDDING_API_KEY": "test-key"}
+
+
+def use_as_provider(settings: Any, server: FakeOpenAI, model: str = "fake-embed") -> None:
+    """Point this process's settings (pytest-django's `settings`) at `server`."""
+    for name, value in provider_settings(server, model).items():
+        setattr(settings, name, value)
