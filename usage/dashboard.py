@@ -383,8 +383,12 @@ def _csv_lines(r: selectors.UsageRange) -> Iterator[str]:
 
 @staff_member_required
 @require_GET
-def export_csv(request: HttpRequest) -> StreamingHttpResponse:
-    r = read_filters(request.GET).range
+def export_csv(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
+    filters = read_filters(request.GET)
+    if filters.form.errors:  # the page falls back to its default range and says why; a file cannot
+        reasons = "; ".join(f"{field}: {' '.join(str(e) for e in errors)}" for field, errors in filters.form.errors.items())
+        return HttpResponse(f"Nothing exported: {reasons}", status=400, content_type="text/plain; charset=utf-8")
+    r = filters.range
     response = StreamingHttpResponse(_csv_lines(r), content_type="text/csv; charset=utf-8")
     filename = f"toolrouter-usage-{r.key}-{date.today().isoformat()}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -40,3 +40,11 @@ def test_cells_that_a_spreadsheet_would_run_as_formulas_are_defused(staff_client
 
 def test_the_export_needs_staff(client) -> None:
     assert client.get("/dashboard/export.csv").status_code == 302
+
+
+def test_an_export_of_a_range_it_cannot_read_says_why_instead_of_another_range(staff_client) -> None:
+    usage.record_request(make_record(request_id="recent"))
+    usage.drain_request_buffer()
+    response = staff_client.get("/dashboard/export.csv", {"range": "custom", "start": "2026-13-40", "end": "2026-01-01"})
+    assert response.status_code == 400 and not response.streaming
+    assert response.content.decode().startswith("Nothing exported: start:")
