@@ -221,12 +221,18 @@ class CategoryAdmin(EmbeddingAdminMixin, EnableActionsMixin, admin.ModelAdmin):
         links = format_html_join(
             "", '<li><a href="{}">{}</a>{}</li>',
             ((reverse("admin:toolcatalog_tool_change", args=[pk]), name,
-              " (core)" if core else "" if enabled else " (disabled)") for pk, name, enabled, core in tools),
+              _tool_marks(enabled, core)) for pk, name, enabled, core in tools),
         )
         list_url = f"{reverse('admin:toolcatalog_tool_changelist')}?category__id__exact={obj.pk}"
         return format_html('<ul class="category-tools">{}</ul><p><a href="{}">{} in the tool list</a> · '
                            '<a href="{}">Add a tool here</a></p>', links, list_url,
                            f"All {len(tools)}" if len(tools) > 1 else "It", add_url)
+
+
+def _tool_marks(enabled: bool, core: bool) -> str:
+    """The marks after a tool on its category's page: " (core, disabled)" when both hold."""
+    marks = [mark for mark, holds in (("core", core), ("disabled", not enabled)) if holds]
+    return f" ({', '.join(marks)})" if marks else ""
 
 
 @admin.register(HypotheticalQuery)
