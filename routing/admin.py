@@ -14,6 +14,10 @@ from . import calibration
 from .models import RankingCalibration
 
 
+def _in_use() -> int | None:
+    return RankingCalibration.objects.order_by("-id").values_list("pk", flat=True).first()
+
+
 @admin.register(RankingCalibration)
 class RankingCalibrationAdmin(admin.ModelAdmin):
     change_list_template = "admin/routing/rankingcalibration/change_list.html"
@@ -26,6 +30,12 @@ class RankingCalibrationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: RankingCalibration | None = None) -> bool:
         return False
+
+    # The newest row is the one routing uses (routing.selectors.ranking): deleted, the one before it
+    # would take over without a word. Revert or Recalibrate replace it instead; a bulk delete that
+    # includes it is refused as a whole, by the admin's own permission check.
+    def has_delete_permission(self, request: HttpRequest, obj: RankingCalibration | None = None) -> bool:
+        return super().has_delete_permission(request, obj) and (obj is None or obj.pk != _in_use())
 
     @admin.display(description="evidence")
     def evidence_used(self, obj: RankingCalibration) -> str:
