@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from . import learning_card, selectors, services
@@ -268,6 +269,8 @@ class DashboardFilter(forms.Form):
                 raise forms.ValidationError("A custom range needs both days (UTC).")
             if start > end:
                 raise forms.ValidationError("The range starts after it ends.")
+            if start > timezone.now().date():  # UTC, as the days are
+                raise forms.ValidationError("The range starts after today (UTC): nothing has been logged there yet.")
             if (end - start).days >= MAX_CUSTOM_DAYS:
                 raise forms.ValidationError(f"A custom range spans at most {MAX_CUSTOM_DAYS} days.")
             data["range"] = "custom"

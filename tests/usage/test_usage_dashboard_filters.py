@@ -41,7 +41,8 @@ def test_a_custom_range_of_days(staff_client) -> None:
 
 
 @pytest.mark.parametrize("params", [{"range": "custom", "start": "2026-03-09"},
-                                    {"range": "custom", "start": "2026-03-09", "end": "2026-03-01"}])
+                                    {"range": "custom", "start": "2026-03-09", "end": "2026-03-01"},
+                                    {"range": "custom", "start": "2999-01-01", "end": "2999-01-02"}])
 def test_a_bad_custom_range_says_why_and_shows_the_default(staff_client, params) -> None:
     html = staff_client.get("/dashboard/", params).content.decode()
     assert 'class="errorlist nonfield"' in html
