@@ -10,6 +10,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .storable_text import UNPAIRED_SURROGATE, describe, first_match_in_strings, replace_in_strings
@@ -52,16 +53,19 @@ def _no_constant(name: str) -> Any:
     raise JsonInputError("invalid_json", f"not valid JSON: {name} is not a JSON value")
 
 
-def loads(text: str | bytes, *, max_depth: int, keep_unpaired_surrogates: bool = False) -> Any:
+def loads(text: str | bytes, *, max_depth: int, keep_unpaired_surrogates: bool = False,
+          object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
     """The JSON value of `text`, nested at most `max_depth` levels; JsonInputError otherwise (also
-    for half a UTF-16 pair, unless `keep_unpaired_surrogates`: see `replace_unpaired_surrogates`)."""
+    for half a UTF-16 pair, unless `keep_unpaired_surrogates`: see `replace_unpaired_surrogates`).
+    `object_pairs_hook` is json.loads' own: it builds each object from its (key, value) pairs."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise JsonInputError("invalid_json", "not UTF-8") from None
     try:
-        data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant,
+                          object_pairs_hook=object_pairs_hook)
     except JsonInputError:
         raise
     except json.JSONDecodeError as exc:

@@ -32,10 +32,10 @@ def parse(text: str, *, max_depth: int) -> tuple[Any, JsonFault | None]:
     refuses (shared.json_input: not JSON, NaN, too deep, half a UTF-16 pair...), and a key given
     twice in one object, which JSON readers silently resolve to the last."""
     try:
-        value = loads(text, max_depth=max_depth)
+        value = loads(text, max_depth=max_depth, object_pairs_hook=_note_duplicates)
     except JsonInputError as exc:
         return None, _input_fault(exc)
-    duplicate = _first_duplicate_key(json.loads(text, object_pairs_hook=_note_duplicates))
+    duplicate = _first_duplicate_key(value)
     if duplicate is not None:
         path, key = duplicate
         line, column = position(text, (*path, key))
