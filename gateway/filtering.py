@@ -297,10 +297,12 @@ def tool_parameters(tool: dict) -> dict:
 # --------------------------------------------------------------------------
 # filtering
 # --------------------------------------------------------------------------
-def filter_request(raw: bytes, options: FilterOptions) -> FilterOutcome:
+def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> FilterOutcome:
+    """`body`: `raw` as `load_body` read it, where the caller already has it (the proxy); a
+    filtered request has its tools replaced in it."""
     if not raw.strip():
         return FilterOutcome(raw, passthrough="empty-body")
-    body = load_body(raw)
+    body = load_body(raw) if body is None else body
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")

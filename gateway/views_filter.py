@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -100,8 +100,8 @@ def filter_input(call: Callable[[], T]) -> T:
         raise ApiError(exc.status, exc.code, exc.message, exc.details) from exc
 
 
-def run_filter(raw: bytes, options: filter_gateway.FilterOptions) -> filter_gateway.FilterOutcome:
-    return filter_input(lambda: filter_gateway.filter_request(raw, options))
+def run_filter(raw: bytes, options: filter_gateway.FilterOptions, body: Any = None) -> filter_gateway.FilterOutcome:
+    return filter_input(lambda: filter_gateway.filter_request(raw, options, body))
 
 
 class FilterView(APIView):

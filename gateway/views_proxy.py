@@ -107,7 +107,7 @@ class ProxyView(APIView):
             checked = plan.body  # the client's body, as sent
             filter_input(lambda: (filter_gateway.find_tools(checked, options), filter_gateway.find_query(checked, options)))
         else:
-            outcome = run_filter(raw, options)
+            outcome = run_filter(raw, options, body)  # the body read above, not parsed again
             if not outcome.fail_safe:
                 logged = LoggedRequest(outcome, api_key_of(request), "proxy", started)
                 with logged.unless_answered():
