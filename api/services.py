@@ -48,3 +48,9 @@ def rename_pinned_tool(old_name: str, new_name: str) -> int:
         api_key.save(update_fields=["pinned_tools"])
         changed += 1
     return changed
+
+
+def name_before_rename(api_key: ApiKey) -> str | None:
+    """The stored name of a key that is about to be saved under another one; None when the save keeps it."""
+    stored = ApiKey.objects.filter(pk=api_key.pk).values_list("name", flat=True).first()
+    return stored if stored is not None and stored != api_key.name else None

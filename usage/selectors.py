@@ -64,7 +64,7 @@ def percentile_from_histogram(histogram: list[int], q: float) -> float | None:
     return float(LATENCY_BUCKETS_MS[-1])
 
 
-def _add_histograms(a: list[int], b: list[int]) -> list[int]:
+def add_histograms(a: list[int], b: list[int]) -> list[int]:
     size = len(LATENCY_BUCKETS_MS) + 1
     a, b = (a or [0] * size), (b or [0] * size)
     return [x + y for x, y in zip(a, b)]
@@ -108,7 +108,7 @@ class Totals:
 
     def merged(self, other: Totals) -> Totals:
         """Sums; percentiles of the union come from the histograms (approximate)."""
-        histogram = _add_histograms(self.latency_histogram, other.latency_histogram)
+        histogram = add_histograms(self.latency_histogram, other.latency_histogram)
         return Totals(
             requests=self.requests + other.requests,
             route_requests=self.route_requests + other.route_requests,

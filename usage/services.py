@@ -22,8 +22,8 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, DataError, IntegrityError, transaction
-from django.db.models import Max, Min
+from django.db import DatabaseError, DataError, IntegrityError, connection, models, transaction
+from django.db.models import Exists, Max, Min, OuterRef
 from django.utils import timezone
 
 from engine import NameMap
@@ -44,6 +44,7 @@ from .models import (
     FeedbackSource,
     RequestLog,
     StrategyClass,
+    Suggestion,
 )
 
 logger = logging.getLogger(__name__)
@@ -281,9 +282,9 @@ def _report_dropped(client: redis.Redis) -> None:
 
 def _insert(payloads: list) -> int:
     parsed = [row for row in (_to_rows(p) for p in payloads) if row is not None]
-    _forget_deleted_keys(parsed)
     try:
         with transaction.atomic():
+            _follow_keys(parsed)
             RequestLog.objects.bulk_create([log for log, _ in parsed], batch_size=INSERT_BATCH, ignore_conflicts=True)
             Feedback.objects.bulk_create([fb for _, fb in parsed if fb is not None], batch_size=INSERT_BATCH,
                                          ignore_conflicts=True)  # a client's own report wins
@@ -307,6 +308,7 @@ def _insert_one_by_one(parsed: list[LoggedRows]) -> int:
     for log, feedback in parsed:
         try:
             with transaction.atomic():
+                _follow_keys([(log, feedback)])
                 RequestLog.objects.bulk_create([log], ignore_conflicts=True)
                 if feedback is not None:
                     Feedback.objects.bulk_create([feedback], ignore_conflicts=True)
@@ -319,19 +321,38 @@ def _insert_one_by_one(parsed: list[LoggedRows]) -> int:
     return written
 
 
-def _forget_deleted_keys(parsed: list[LoggedRows]) -> None:
-    """A key deleted between request and drain would fail the whole batch on its foreign key."""
+def _follow_keys(parsed: list[LoggedRows]) -> None:
+    """Records of a key are written under its name as it is now, not as it was at request time: a
+    key renamed while its records waited in a buffer keeps one history (see rename_client). A key
+    deleted between request and drain is forgotten: its foreign key would fail the whole batch.
+
+    Call it inside the transaction that inserts the rows: the key rows stay locked against a rename
+    or a deletion until the rows are committed, so a rename's UPDATE of the log sees them.
+    """
     key_ids = {log.api_key_id for log, _ in parsed if log.api_key_id is not None}
     if not key_ids:
         return
-    # The key model through the foreign key: the usage log does not import the API layer above it.
-    api_keys = RequestLog._meta.get_field("api_key").related_model
-    existing = set(api_keys._default_manager.filter(pk__in=key_ids).values_list("pk", flat=True))
+    names = _current_key_names(key_ids)
     for log, feedback in parsed:
-        if log.api_key_id is not None and log.api_key_id not in existing:
+        if log.api_key_id is None:
+            continue
+        if log.api_key_id in names:
+            log.client = names[log.api_key_id][:128]
+        else:
             log.api_key_id = None
             if feedback is not None:
                 feedback.api_key_id = None
+
+
+def _current_key_names(key_ids: set[int]) -> dict[int, str]:
+    """Names of the keys that still exist, locked FOR KEY SHARE: it blocks a change of the (unique)
+    name and a deletion, not the last-used touch every request makes."""
+    # The key model through the foreign key: the usage log does not import the API layer above it.
+    api_keys = RequestLog._meta.get_field("api_key").related_model._meta
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {api_keys.pk.column}, name FROM {api_keys.db_table} "
+                       f"WHERE {api_keys.pk.column} = ANY(%s) FOR KEY SHARE", [sorted(key_ids)])
+        return dict(cursor.fetchall())
 
 
 def _to_rows(payload: bytes | str) -> LoggedRows | None:
@@ -592,8 +613,9 @@ def roll_up_day(day: date) -> None:
     """Replace the rollups of one UTC day with figures computed from its raw rows: those of all
     clients together, then those of each client of the day."""
     start, end = day_start(day), day_start(day + timedelta(days=1))
-    clients = sorted(c.client for c in selectors.window_clients(start, end))
     with transaction.atomic():
+        _lock_client_names()  # a rename moving the day's rows while they are counted would split the client
+        clients = sorted(c.client for c in selectors.window_clients(start, end))
         for model in ROLLUP_MODELS:
             model.objects.filter(day=day).delete()
         for client in [None, *clients]:
@@ -620,3 +642,85 @@ def _roll_up_client_day(day: date, start: datetime, end: datetime, client: str |
          for m in selectors.window_misses(start, end, client)),
         batch_size=INSERT_BATCH,
     )
+
+
+# --- renamed clients ---------------------------------------------------------------------------
+
+CLIENT_NAMES_LOCK_KEY = 0x636C69656E746E6D  # a PostgreSQL advisory lock of this module's own ("clientnm")
+
+# What tells two rollup rows of one client apart: a rename merges rows that agree on these.
+ROLLUP_IDENTITY: dict[type[models.Model], tuple[str, ...]] = {
+    DailyUsage: ("day",),
+    DailyToolUsage: ("day", "tool"),
+    DailyCategoryUsage: ("day", "category"),
+    DailyQueryMiss: ("day", "query_hash"),
+}
+
+
+def _lock_client_names() -> None:
+    """Renames and roll-ups take turns: each rewrites rows of a client by its name."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CLIENT_NAMES_LOCK_KEY])
+
+
+def rename_client(old_name: str, new_name: str) -> None:
+    """The usage history of a renamed API key goes with it: its logged requests, the rollups of
+    its days and the client names of the curation list and the learning suggestions.
+
+    Call it once the key's row has its new name: records drained from then on take the key's
+    current name (_follow_keys), those already written are renamed here, in one transaction of
+    batched UPDATEs (the log may hold millions of rows). A name that already has history (a
+    deleted key left it) gets this key's history too, as a new key given that name would.
+    """
+    if not old_name or old_name == new_name:
+        return
+    with transaction.atomic():
+        _lock_client_names()
+        RequestLog.objects.filter(client=old_name).update(client=new_name)
+        for model, identity in ROLLUP_IDENTITY.items():
+            _move_rollups(model, identity, old_name, new_name)
+        for model in (DailyQueryMiss, Suggestion):
+            _rename_in_client_lists(model, old_name, new_name)
+
+
+def _move_rollups(model: type[models.Model], identity: tuple[str, ...], old_name: str, new_name: str) -> None:
+    # Rows that would collide with the new name's are merged one by one: only a name that a deleted
+    # key used has any, and only on the days both keys had traffic.
+    rows = model._default_manager
+    taken = rows.filter(client=new_name, **{field: OuterRef(field) for field in identity})
+    for moved in rows.filter(Exists(taken), client=old_name):
+        kept = rows.get(client=new_name, **{field: getattr(moved, field) for field in identity})
+        _merge_rollup(kept, moved)
+        kept.save()
+        moved.delete()
+    rows.filter(client=old_name).update(client=new_name)
+
+
+def _merge_rollup(kept: Any, moved: Any) -> None:
+    """Counters add up; the latency percentiles come from the summed histogram, as for a range of days."""
+    for field in kept._meta.concrete_fields:
+        counter = isinstance(field, (models.IntegerField, models.FloatField))
+        if counter and not field.primary_key and not field.null:
+            setattr(kept, field.attname, getattr(kept, field.attname) + getattr(moved, field.attname))
+    if isinstance(kept, DailyUsage):
+        kept.latency_histogram = selectors.add_histograms(kept.latency_histogram, moved.latency_histogram)
+        kept.latency_p50_ms = selectors.percentile_from_histogram(kept.latency_histogram, 0.5)
+        kept.latency_p95_ms = selectors.percentile_from_histogram(kept.latency_histogram, 0.95)
+    if isinstance(kept, DailyQueryMiss):
+        confidences = [c for c in (kept.best_confidence, moved.best_confidence) if c is not None]
+        kept.best_confidence = max(confidences, default=None)
+        kept.query = kept.query or moved.query
+        kept.clients = sorted({*kept.clients, *moved.clients})[:selectors.CONTEXT_NAMES]
+        kept.strategies = sorted({*kept.strategies, *moved.strategies})[:selectors.CONTEXT_NAMES]
+
+
+def _rename_in_client_lists(model: type[models.Model], old_name: str, new_name: str) -> None:
+    """Replace the name in every `clients` list that holds it, keeping the lists sorted and without repeats."""
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {table} SET clients = ARRAY(
+                    SELECT DISTINCT name FROM unnest(array_replace(clients, %s, %s)) AS name ORDER BY name)
+                WHERE clients @> ARRAY[%s]::varchar[]""",
+            [old_name, new_name, old_name],
+        )
