@@ -9,6 +9,7 @@ from django.db import models
 from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
+from toolcatalog import selectors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
@@ -90,6 +91,11 @@ class ToolSerializer(ModelValidatingSerializer):
                   "created_at", "updated_at"]
         read_only_fields = ["created_at", "updated_at"]
         validators: list = []
+
+    def validate_name(self, name: str) -> str:
+        if message := selectors.provider_name_error(name, self.instance.pk if self.instance else None):
+            raise serializers.ValidationError(message)
+        return name
 
     def get_hypothetical_queries(self, tool: Tool) -> list[str]:
         return [q.text for q in tool.hypothetical_queries.all()]

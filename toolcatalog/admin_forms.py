@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
-from . import json_text, validation
+from . import json_text, selectors, validation
 from .models import Category, Tool, Toolset, empty_parameters
 
 
@@ -181,6 +181,12 @@ class ToolAdminForm(NoLostEditsForm):
             _list_field(self.fields["tags"], "Free labels; MCP annotations as key:value (readOnlyHint:true, "
                                              "title:Get weather) are exported to MCP.", "billing, readOnlyHint:true")
         self.fault: ParametersFault | None = None
+
+    def clean_name(self) -> Any:
+        name = self.cleaned_data.get("name")
+        if isinstance(name, str) and (message := selectors.provider_name_error(name, self.instance.pk)):
+            raise forms.ValidationError(message, code="provider_name_taken")
+        return name
 
     def clean_parameters(self) -> Any:
         value = self.cleaned_data.get("parameters")

@@ -14,7 +14,7 @@ from django.db import connection, models, transaction
 
 from engine import NameMap
 
-from .. import validation
+from .. import selectors, validation
 from ..interchange import ANTHROPIC, MCP, OPENAI, OPENAPI, DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
 from ..models import Category, ChangeKind, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
@@ -279,13 +279,15 @@ def _upsert_category(entry: dict[str, Any], report: ImportReport) -> tuple[Categ
 def _import_tools(entries: list[Any], report: ImportReport, source: str, fields: frozenset[str],
                   should_stop: StopCheck | None = None) -> dict[str, Tool]:
     categories = {c.name: c for c in Category.objects.all()}
+    # The provider names the catalog's tools had before this import: the ones agents may be calling.
+    names = selectors.tool_name_map()
     imported: dict[str, Tool] = {}
     seen: set[str] = set()
     for position, entry in enumerate(entries):
         if should_stop and position % STOP_CHECK_EVERY == 0 and position and should_stop():
             raise ImportAbandoned(f"the client went away after {position} of {len(entries)} tools; nothing was stored")
         name: Any = entry.get("name") if isinstance(entry, dict) else None
-        problem = _tool_problem(entry, categories, seen)
+        problem = _tool_problem(entry, categories, seen, names)
         if problem:
             report.rejected.append({"kind": "tool", "index": str(position), "name": str(name), "reason": problem})
             continue
@@ -302,7 +304,7 @@ def _import_tools(entries: list[Any], report: ImportReport, source: str, fields:
     return imported
 
 
-def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -> str | None:
+def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str], names: NameMap) -> str | None:
     if not isinstance(entry, dict):
         return "a tool must be a JSON object."
     name: Any = entry.get("name")
@@ -310,6 +312,8 @@ def _tool_problem(entry: Any, categories: dict[str, Category], seen: set[str]) -
         return message
     if name in seen:
         return f"tool {name!r}: the name appears twice in the document."
+    if message := selectors.provider_name_error(name, names=names):
+        return message
     if message := _unstorable_field("tool", name, entry):
         return message
     if not isinstance(entry.get("description"), str) or not entry["description"].strip():
