@@ -91,13 +91,15 @@ def test_the_admin_refuses_to_rename_a_tool_to_it(dotted: Tool, admin_client_log
 
 
 def test_an_import_refuses_it_in_its_report(dotted: Tool) -> None:
-    report = services.import_catalog({"format": "toolcatalog/v1", "categories": [], "tools": [
+    """Through the door the API, the admin and `import_catalog` use: a toolcatalog/v1 document
+    carries catalog names, so its `files__read_file` is a new tool, not `files.read_file` updated."""
+    report = services.import_any({"format": "toolcatalog/v1", "categories": [], "tools": [
         {"name": "play_music", "description": "Play a song"},
         {"name": PROVIDER, "description": "Another reader"},
     ]})
-    assert report.created == ["play_music"]
-    assert [(r["index"], r["name"]) for r in report.rejected] == [("1", PROVIDER)]
-    assert REASON in report.rejected[0]["reason"]
+    assert report["created"] == ["play_music"] and report["updated"] == []
+    assert [(r["index"], r["name"]) for r in report["rejected"]] == [("1", PROVIDER)]
+    assert REASON in report["rejected"][0]["reason"]
     assert openai_names() == {PROVIDER: "Read a file from disk", "play_music": "Play a song"}
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from engine import NameMap, sanitize_name
+from engine import sanitize_name
 
 from .detect import MCP, describe_keys, vote
 from .errors import InterchangeError
@@ -121,12 +121,11 @@ def _tool_fields(server: McpServer, category: str | None, clashes: set[str]):
     return extract
 
 
-def parse_mcp(doc: Any, server_name: str | None = None, name_map: NameMap | None = None, *,
-              for_ranking: bool = False) -> ParsedCatalog:
+def parse_mcp(doc: Any, server_name: str | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import MCP tool lists; see the module docstring for naming rules."""
     servers = mcp_servers(doc, server_name)
     clashes = _clashing_names(servers)
-    builder = CatalogBuilder(MCP, name_map, for_ranking=for_ranking)
+    builder = CatalogBuilder(MCP, for_ranking=for_ranking)
     if server_name and len(servers) > 1:
         builder.warn(f"the server name {server_name!r} was not used: the document names its {len(servers)} "
                      "servers itself")

@@ -61,7 +61,8 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     ``data`` is a loaded document or its JSON/YAML text.  ``format`` skips
     detection (and is checked against the document).  ``server_name`` names
     a single MCP server (its category and clash prefix).  ``name_map`` maps
-    provider-safe names from an earlier export back to catalog names.
+    provider-safe names from an earlier OpenAI or Anthropic export back to catalog names; the
+    other formats carry catalog names, so a name there is the tool of that name.
     Malformed entries land in ``rejected``; a document that is not a catalog
     raises InterchangeError, one that needs more work than ``limits`` allow
     (nesting, size once expanded, YAML aliases, $ref expansions) LimitExceeded.
@@ -74,10 +75,10 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     else:
         fmt = detect_loaded(doc)
     parsers: dict[str, Callable[[], ParsedCatalog]] = {
-        V1: lambda: parse_v1(doc, name_map, for_ranking=for_ranking),
+        V1: lambda: parse_v1(doc, for_ranking=for_ranking),
         OPENAI: lambda: parse_openai(doc, name_map, for_ranking=for_ranking),
         ANTHROPIC: lambda: parse_anthropic(doc, name_map, for_ranking=for_ranking),
-        MCP: lambda: parse_mcp(doc, server_name, name_map, for_ranking=for_ranking),
+        MCP: lambda: parse_mcp(doc, server_name, for_ranking=for_ranking),
         OPENAPI: lambda: parse_openapi(doc, limits, for_ranking=for_ranking),
     }
     parsed = parsers[fmt]()

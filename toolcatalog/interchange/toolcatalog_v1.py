@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import NameMap
-
 from .detect import V1, describe_keys
 from .errors import InterchangeError
 from .model import CatalogBuilder, ParsedCatalog
@@ -24,10 +22,10 @@ def check_v1(doc: Any) -> None:
         raise InterchangeError("'categories' must be a list of category objects")
 
 
-def parse_v1(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
+def parse_v1(doc: Any, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import a v1 document, filling defaults and rejecting malformed entries."""
     check_v1(doc)
-    builder = CatalogBuilder(V1, name_map, for_ranking=for_ranking)
+    builder = CatalogBuilder(V1, for_ranking=for_ranking)
     for index, category in enumerate(doc.get("categories") or []):  # null: none, as the field left out
         builder.add_category(index, category)
     for index, tool in enumerate(doc.get("tools", [])):
