@@ -5,13 +5,13 @@ catalog version). Every door ends here: the API, imports, the admin, the usage d
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TypeVar
 
 from django.db import models
 
 from ..models import Category, HypotheticalQuery, Tool
+from ..tool_mentions import replace_mentions
 from .embedding_schedule import schedule_embedding
 
 Saved = TypeVar("Saved", bound=models.Model)
@@ -57,13 +57,13 @@ def mark_curated_edits(obj: Tool | Category, fields: Iterable[str]) -> None:
 def rename_in_hints(old_name: str, new_name: str) -> int:
     """A renamed tool's old name, wherever a usage hint or workflow hint names it, becomes its new
     one: guidance that says "use search_google" after a rename sends the agent to no tool. Only
-    the whole name is replaced (not `files.read_file` for `read_file`); how many hints changed."""
-    pattern = re.compile(rf"(?<![\w.\-]){re.escape(old_name)}(?![\w\-]|\.\w)")
+    the whole name is replaced (not `files.read_file` for `read_file`: see tool_mentions, which the
+    catalog doctor reads hints with too); how many hints changed."""
     changed = 0
     for model, field in ((Tool, "usage_hint"), (Category, "workflow_hint")):
         for obj in model._default_manager.filter(**{f"{field}__contains": old_name}):
             text = getattr(obj, field)
-            rewritten = pattern.sub(new_name, text)
+            rewritten = replace_mentions(text, old_name, new_name)
             if rewritten != text:
                 setattr(obj, field, rewritten)
                 save_and_schedule(obj, update_fields=[field, "updated_at"])
