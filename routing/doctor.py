@@ -12,6 +12,10 @@ Findings, each with the action that fixes it (the page links them):
 - weak descriptions: very short, no action, or a copy of the name (fix: edit);
 - duplicate names across categories or servers (fix: merge, or disable one);
 - tools never offered in the retention window (fix: add queries, or disable);
+- usage and workflow hints that name a tool no request is offered: disabled, in a disabled
+  category, or deleted (a name requests of the retention window were offered that no tool has
+  now); the model is told to call a tool it never gets (fix: edit the hint, or enable the tool
+  or its category);
 - hypothetical queries whose own tool is not first when routed through the engine, with the
   query included, exactly as a request would be (fix: reword or move the query).
 The pure checks are in toolcatalog/doctor.py; this module adds the engine and the log.
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
@@ -32,6 +36,7 @@ from django.utils import timezone
 from engine import CatalogSnapshot, RouteRequest, RoutingIndex, route
 from toolcatalog import doctor as checks
 from toolcatalog.embeddings import get_provider
+from toolcatalog.models import Category, Tool
 from toolcatalog.selectors import catalog_version
 from usage import learning_selectors
 from usage.models import CatalogDoctorReport
@@ -84,6 +89,7 @@ def check_catalog() -> CatalogDoctorReport:
 def diagnose(snapshot: CatalogSnapshot, index: RoutingIndex) -> dict[str, Any]:
     tools = [checks.ToolText(t.name, t.description, t.category) for t in snapshot.tools]
     since = retention_start()
+    window = learning_selectors.offered_since(since)
     misrouted, routed = misrouted_queries(snapshot, index)
     findings: dict[str, Any] = {
         "tools": len(tools),
@@ -92,7 +98,8 @@ def diagnose(snapshot: CatalogSnapshot, index: RoutingIndex) -> dict[str, Any]:
         "similarity_threshold": settings.DOCTOR_SIMILARITY,
         "weak_descriptions": [asdict(w) for w in checks.weak_descriptions(tools)][:LIST_LIMIT],
         "duplicate_names": [asdict(g) for g in checks.duplicate_names(tools)][:LIST_LIMIT],
-        "never_offered": never_offered(snapshot, since),
+        "never_offered": never_offered(snapshot, window),
+        "guidance_naming_missing": guidance_naming_missing(snapshot, window.offered),
         "misrouted_queries": misrouted[:LIST_LIMIT],
         "pairs_skipped": len(tools) > MAX_TOOLS_FOR_PAIRS,
     }
@@ -135,11 +142,48 @@ def _own_vector(text: str, vector: np.ndarray,
     return embed
 
 
-def never_offered(snapshot: CatalogSnapshot, since) -> dict[str, Any]:
-    window = learning_selectors.offered_since(since)
+def never_offered(snapshot: CatalogSnapshot, window: learning_selectors.OfferedInWindow) -> dict[str, Any]:
     tools = sorted(t.name for t in snapshot.tools if not t.core and t.name not in window.offered)
-    return {"since": since.isoformat(), "requests": window.requests, "tools": tools[:LIST_LIMIT],
+    return {"since": window.since.isoformat(), "requests": window.requests, "tools": tools[:LIST_LIMIT],
             "count": len(tools)}
+
+
+def guidance_naming_missing(snapshot: CatalogSnapshot, once_offered: Set[str]) -> list[dict[str, Any]]:
+    """The hints the engine returns (enabled tools' usage hints, enabled categories' workflow hints)
+    that name a tool it never offers, workflow hints first; with the ids the page links to: the
+    hint's owner, and the tool or category to enable.
+
+    A deleted tool is known by a name that requests of the window were offered (`once_offered`)
+    and no tool has now; the others are looked up in one query, whatever the size of the catalog."""
+    guidance = [checks.Guidance("category", c.name, "workflow_hint", c.workflow_hint)
+                for c in sorted(snapshot.categories, key=lambda c: c.name) if c.workflow_hint.strip()]
+    guidance += [checks.Guidance("tool", t.name, "usage_hint", t.usage_hint)
+                 for t in sorted(snapshot.tools, key=lambda t: t.name) if t.usage_hint.strip()]
+
+    def why_missing(names: set[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        existing: set[str] = set()
+        rows = Tool.objects.filter(name__in=sorted(names)).values_list(
+            "name", "pk", "enabled", "category__name", "category_id")
+        for name, pk, enabled, category, category_id in rows:
+            existing.add(name)
+            if not enabled:
+                found[name] = {"why": "disabled", "tool_id": pk}
+            elif category is not None:  # enabled, not offered: its category, or one above it, is disabled
+                found[name] = {"why": "category disabled", "tool_id": pk, "category": category,
+                               "category_id": category_id}
+        for name in (names & once_offered) - existing:
+            found[name] = {"why": "deleted"}
+        return found
+
+    offered = {t.name for t in snapshot.tools}
+    found = [asdict(f) for f in checks.guidance_naming_missing_tools(guidance, offered, why_missing)][:LIST_LIMIT]
+    owner_ids = {kind: dict(model.objects.filter(name__in=[f["owner"] for f in found if f["owner_kind"] == kind])
+                            .values_list("name", "pk"))
+                 for kind, model in (("tool", Tool), ("category", Category))}
+    for finding in found:
+        finding["owner_id"] = owner_ids[finding["owner_kind"]].get(finding["owner"])
+    return found
 
 
 def confusable_pairs(snapshot: CatalogSnapshot, misrouted: list[dict[str, Any]], since) -> list[dict[str, Any]]:

@@ -1,16 +1,20 @@
 """The catalog doctor's checks that need nothing but the catalog's own text and vectors.
 
 Pure Python and numpy, no Django: plain lists in, findings out, so they are tested and
-benchmarked alone. routing/doctor.py gathers the inputs (the live snapshot, the usage log),
-adds what needs the engine (hypothetical queries routed through it), and stores the report.
+benchmarked alone (the hints check is handed its one catalog lookup as a function).
+routing/doctor.py gathers the inputs (the live snapshot, the usage log), adds what needs the
+engine (hypothetical queries routed through it), and stores the report.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+from .tool_mentions import mentioned_names
 
 MIN_DESCRIPTION_WORDS = 4
 MIN_DESCRIPTION_CHARS = 24
@@ -189,3 +193,48 @@ def overlapping_queries(owners: Sequence[str], texts: Sequence[str], matrix: np.
         if (a, b) not in best or sim > best[(a, b)].similarity:
             best[(a, b)] = SimilarPair(a, b, round(sim, 4), {"query_a": text_a, "query_b": text_b})
     return sorted(best.values(), key=lambda p: (-p.similarity, p.a, p.b))[:limit]
+
+
+# --- guidance that names a tool no request is offered -------------------------------------------
+
+@dataclass(frozen=True)
+class Guidance:
+    """A hint the engine returns beside the tools: a tool's usage hint or a category's workflow hint."""
+
+    owner_kind: str  # "tool" or "category"
+    owner: str
+    field: str  # "usage_hint" or "workflow_hint"
+    text: str
+
+
+@dataclass
+class GuidanceNamingMissingTools:
+    owner_kind: str
+    owner: str
+    field: str
+    tools: list[dict[str, Any]]  # each tool it names that is never offered: its name and why_missing's answer
+
+
+def guidance_naming_missing_tools(
+    guidance: Iterable[Guidance], offered: Set[str],
+    why_missing: Callable[[set[str]], Mapping[str, Mapping[str, Any]]],
+) -> list[GuidanceNamingMissingTools]:
+    """Hints that tell the model to call a tool no request is offered.
+
+    A hint's words are read as a rename reads them (tool_mentions): `offered` are the names the
+    engine offers, so every other word is looked up, all hints' together in one call of
+    `why_missing`, which answers for the words that name a tool never offered (or one that no
+    longer exists) and leaves the ordinary words out.
+    """
+    unoffered = []
+    for hint in guidance:
+        names = [name for name in mentioned_names(hint.text) if name not in offered]
+        if names:
+            unoffered.append((hint, names))
+    missing = why_missing({name for _, names in unoffered for name in names})
+    found = []
+    for hint, names in unoffered:
+        tools = [{"name": name, **missing[name]} for name in names if name in missing]
+        if tools:
+            found.append(GuidanceNamingMissingTools(hint.owner_kind, hint.owner, hint.field, tools))
+    return found
