@@ -151,9 +151,10 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
 
     Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
     back as the catalog's names (`files.read_file`), so re-importing an OpenAI or Anthropic
-    export updates the same tools; toolcatalog/v1 and MCP documents carry catalog names. The converter's rejections (entries it could not read) come first, then the
-    service's (entries the catalog refused). `category` goes to every tool the document leaves
-    without one (OpenAI and Anthropic documents have no categories, nor have untagged OpenAPI operations). Raises
+    export updates the same tools; toolcatalog/v1 and MCP documents carry catalog names. The
+    converter's rejections (entries it could not read) come first, then the service's (entries
+    the catalog refused). `category` goes to every tool the document leaves without one (OpenAI
+    and Anthropic documents have no categories, nor have untagged OpenAPI operations). Raises
     CatalogImportError when the document as a whole is not what it claims to be or names a
     category that does not exist, ImportLimitError when it needs more work than the
     IMPORT_MAX_* limits allow; nothing is imported then.
