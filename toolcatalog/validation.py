@@ -15,6 +15,8 @@ from jsonschema import validators
 from engine import CATALOG_NAME_RULE, is_catalog_name
 from shared.storable_text import UNSTORABLE, describe, first_match_in_strings
 
+from .interchange.schemas import unresolvable_ref
+
 
 def name_error(kind: str, name: Any) -> str | None:
     """The one name rule (engine/names.py), which every export relies on."""
@@ -53,7 +55,8 @@ class SchemaProblem:
 
 def parameters_problem(parameters: Any) -> SchemaProblem | None:
     """None when `parameters` is a JSON Schema object a provider will accept, checked against its
-    own `$schema` dialect (2020-12 when none is named) as the exports check it."""
+    own `$schema` dialect (2020-12 when none is named) as the exports check it, whose every
+    `$ref` points inside it."""
     if not isinstance(parameters, dict):
         return SchemaProblem((), f"parameters must be a JSON Schema object, got {type(parameters).__name__}.")
     if not isinstance(parameters.get("$schema", ""), str):  # jsonschema fails on it with an AttributeError
@@ -68,6 +71,12 @@ def parameters_problem(parameters: Any) -> SchemaProblem | None:
     declared_type = parameters.get("type", "object")
     if declared_type != "object":
         return SchemaProblem(("type",), f"parameters must have type 'object', got {declared_type!r}.")
+    # The meta-schema takes any string as a $ref: one that points nowhere is only found by a
+    # provider refusing the schema, or by a model reading a schema that says nothing.
+    dangling = unresolvable_ref(parameters)
+    if dangling is not None:
+        path, why = dangling
+        return SchemaProblem(path, f"{'/'.join(str(p) for p in ('parameters', *path))}: {why}")
     return None
 
 

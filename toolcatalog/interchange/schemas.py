@@ -1,4 +1,5 @@
-"""JSON Schema helpers: walking sub-schemas, expanding $refs, OpenAPI 3.0 fixes.
+"""JSON Schema helpers: walking sub-schemas, expanding $refs, OpenAPI 3.0 fixes, and checking
+that a schema's refs point inside it.
 
 Tool parameter schemas must be self-contained (an LLM sees only the tool),
 so every local ``$ref`` is expanded in place.  The walk only follows
@@ -8,7 +9,7 @@ data and are never mistaken for schemas.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -48,6 +49,95 @@ def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1] or ref
 
 
+def resolve_pointer(document: Any, ref: str) -> Any:
+    """The value the local JSON pointer ref (``#``, ``#/$defs/a``) points at in ``document``, read
+    as JSON Schema validators read it (RFC 6901); KeyError if it points nowhere, or is no such ref
+    (``#anchor``, ``http://...``)."""
+    if not ref.startswith("#") or ref[1:2] not in ("", "/"):
+        raise KeyError(ref)
+    node: Any = document
+    for token in ref[2:].split("/") if len(ref) > 1 else ():
+        token = _unescape(token)
+        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        elif isinstance(node, dict) and token in node:
+            node = node[token]
+        else:
+            raise KeyError(ref)
+    return node
+
+
+def subschemas(schema: Schema) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """Each direct sub-schema of ``schema`` (any draft's keywords) with its path from ``schema``."""
+    for key in (*_SCHEMA_KEYWORDS, "contentSchema"):
+        value = schema.get(key)
+        if isinstance(value, dict):
+            yield (key,), value
+        elif key == "items" and isinstance(value, list):  # draft 4-2019 tuple form
+            yield from (((key, i), s) for i, s in enumerate(value) if isinstance(s, dict))
+    for key in _SCHEMA_LIST_KEYWORDS:
+        if isinstance(schema.get(key), list):
+            yield from (((key, i), s) for i, s in enumerate(schema[key]) if isinstance(s, dict))
+    for key in (*_SCHEMA_MAP_KEYWORDS, "dependencies"):  # draft 4-7 `dependencies`: a schema or a list of names
+        if isinstance(schema.get(key), dict):
+            yield from (((key, name), s) for name, s in schema[key].items() if isinstance(s, dict))
+
+
+def unresolvable_ref(schema: Schema) -> tuple[tuple[str | int, ...], str] | None:
+    """The first ``$ref`` in ``schema`` that does not resolve inside it, with its path (ending in
+    ``$ref``) and why; None when every ref does.
+
+    A tool's parameters are sent to a provider alone, so a ref must point inside them: a JSON
+    pointer (``#/$defs/a``, ``#`` for recursion) or an ``$anchor`` they declare. A ref to another
+    document (``http://...``, ``other.json``) is refused, as imports never fetch one either.
+    Only keywords that hold schemas are walked: a ``$ref`` in an ``example`` is data.
+    """
+    found = _walk(schema)
+    anchors = {name for _, sub in found for name in _anchors_of(sub)}
+    for path, sub in found:
+        ref = sub.get("$ref")
+        if not isinstance(ref, str):
+            continue
+        where = (*path, "$ref")
+        if not ref.startswith("#"):
+            return where, (f"{ref} points outside this schema; a provider is sent the parameters alone, "
+                           "so a $ref must point inside them (#/$defs/...).")
+        if ref[1:2] not in ("", "/"):
+            if unquote(ref[1:]) not in anchors:
+                return where, f"{ref} points to nothing in this schema (no $anchor is named {unquote(ref[1:])!r})."
+            continue
+        try:
+            target = resolve_pointer(schema, ref)
+        except KeyError:
+            return where, f"{ref} points to nothing in this schema."
+        if not isinstance(target, (dict, bool)):
+            return where, f"{ref} points to {_json_kind(target)}, not a schema."
+    return None
+
+
+def _walk(schema: Schema) -> list[tuple[tuple[str | int, ...], Schema]]:
+    """Every schema object in ``schema`` with its path, each before its own sub-schemas."""
+    found: list[tuple[tuple[str | int, ...], Schema]] = []
+    stack: list[tuple[tuple[str | int, ...], Schema]] = [((), schema)]
+    while stack:  # no recursion: the schema may nest as deep as its reader allowed
+        path, node = stack.pop()
+        found.append((path, node))
+        stack += [((*path, *sub_path), sub) for sub_path, sub in reversed(list(subschemas(node)))]
+    return found
+
+
+def _anchors_of(schema: Schema) -> list[str]:
+    names = [schema.get("$anchor"), schema.get("$dynamicAnchor")]
+    if isinstance(schema.get("$id"), str) and schema["$id"].startswith("#"):  # draft 6-7's anchor
+        names.append(schema["$id"][1:])
+    return [name for name in names if isinstance(name, str)]
+
+
+def _json_kind(value: Any) -> str:
+    names = {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return names.get(type(value), "null")
+
+
 class RefResolver:
     """Resolves local ``#/...`` references against one document.
 
@@ -67,7 +157,9 @@ class RefResolver:
         self.budget = NodeBudget(self.limits)
 
     def lookup(self, ref: str) -> Any:
-        """The value a local JSON pointer ref points at; KeyError if none."""
+        """The value a local JSON pointer ref points at; KeyError if none. Forgiving, unlike
+        `resolve_pointer`: an import's ``#components/schemas/Pet`` (no slash after ``#``) and
+        ``#/a//b`` are read as meant."""
         if not ref.startswith("#"):
             raise KeyError(ref)
         node: Any = self.document
