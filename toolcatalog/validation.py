@@ -8,14 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
 from django.conf import settings
-from jsonschema import validators
 
 from engine import CATALOG_NAME_RULE, is_catalog_name
 from shared.storable_text import UNSTORABLE, describe, first_match_in_strings
 
-from .interchange.schemas import unresolvable_ref
+from .interchange.schemas import meta_schema_error, unresolvable_ref
 
 
 def name_error(kind: str, name: Any) -> str | None:
@@ -62,12 +60,11 @@ def parameters_problem(parameters: Any) -> SchemaProblem | None:
     if not isinstance(parameters.get("$schema", ""), str):  # jsonschema fails on it with an AttributeError
         return SchemaProblem(("$schema",), f"parameters' $schema must be a URI string, got "
                                            f"{type(parameters['$schema']).__name__}.")
-    try:
-        validators.validator_for(parameters, default=jsonschema.Draft202012Validator).check_schema(parameters)
-    except jsonschema.SchemaError as exc:
-        path = tuple(exc.path)
+    error = meta_schema_error(parameters)
+    if error is not None:
+        path = tuple(error.path)
         where = "/".join(str(p) for p in path) or "(root)"
-        return SchemaProblem(path, f"parameters is not valid JSON Schema at {where}: {exc.message}")
+        return SchemaProblem(path, f"parameters is not valid JSON Schema at {where}: {error.message}")
     declared_type = parameters.get("type", "object")
     if declared_type != "object":
         return SchemaProblem(("type",), f"parameters must have type 'object', got {declared_type!r}.")

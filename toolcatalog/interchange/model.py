@@ -12,13 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
-
 from engine import CATALOG_NAME_MAX, CATALOG_NAME_RULE, NameMap, hashed_name, is_catalog_name, sanitize_name
 
 from .errors import Rejection
-from .schemas import bfcl_to_json_schema
+from .schemas import bfcl_to_json_schema, meta_schema_error
 
 FORMAT_V1 = "toolcatalog/v1"
 
@@ -92,12 +89,10 @@ def check_parameters(schema: Any) -> dict[str, Any]:
     kind = schema.setdefault("type", "object")
     if kind != "object":
         raise EntryError(f"parameters must be a schema of type 'object', found type {kind!r}")
-    validator = validators.validator_for(schema, default=Draft202012Validator)
-    try:
-        validator.check_schema(schema)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
-        raise EntryError(f"parameters is not a valid JSON Schema at {where}: {exc.message}") from None
+    error = meta_schema_error(schema)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise EntryError(f"parameters is not a valid JSON Schema at {where}: {error.message}")
     return schema
 
 

@@ -1,5 +1,5 @@
-"""JSON Schema helpers: walking sub-schemas, expanding $refs, OpenAPI 3.0 fixes, and checking
-that a schema's refs point inside it.
+"""JSON Schema helpers: walking sub-schemas, expanding $refs, OpenAPI 3.0 fixes, and checking a
+schema against its meta-schema and its refs against itself.
 
 Tool parameter schemas must be self-contained (an LLM sees only the tool),
 so every local ``$ref`` is expanded in place.  The walk only follows
@@ -10,8 +10,13 @@ data and are never mistaken for schemas.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 from urllib.parse import unquote
+
+import jsonschema
+from jsonschema import validators
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 
 from .limits import DocumentLimits, LimitExceeded, NodeBudget
 
@@ -47,6 +52,68 @@ def _unescape(token: str) -> str:
 
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1] or ref
+
+
+def meta_schema_error(schema: Schema) -> jsonschema.ValidationError | None:
+    """The first way ``schema`` breaks its own ``$schema`` dialect (2020-12 when none is named),
+    as ``check_schema`` finds it (formats too); None when it is valid JSON Schema."""
+    validator_class = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    if validator_class is jsonschema.Draft202012Validator:
+        meta_validator = _flat_2020_12_meta_validator()
+    else:
+        meta_class = validators.validator_for(validator_class.META_SCHEMA, default=validator_class)
+        meta_validator = meta_class(validator_class.META_SCHEMA, format_checker=meta_class.FORMAT_CHECKER)
+    return next(meta_validator.iter_errors(schema), None)
+
+
+_META_2020_12 = "https://json-schema.org/draft/2020-12/"
+_ANNOTATIONS = {"$schema", "$id", "$vocabulary", "$dynamicAnchor", "title", "$comment"}
+
+
+@cache
+def _flat_2020_12_meta_validator() -> jsonschema.Draft202012Validator:
+    """A validator of the 2020-12 meta-schema made one document: the meta-schemas of its seven
+    vocabularies (an ``allOf`` of ``$ref``s) merged into it, and ``{"$dynamicRef": "#meta"}`` made
+    ``{"$ref": "#"}``.
+
+    It finds what the published meta-schema finds, in the same order: the vocabularies share no
+    keyword or ``$defs`` name (checked here), and ``#meta`` always lands on the root meta-schema,
+    where validation starts (a dynamic ref goes to the outermost ``$dynamicAnchor``). But with
+    jsonschema it is ~8 times faster: the published one costs each sub-schema seven ``$ref``s and
+    a ``$dynamicRef`` to resolve, ~200 µs, so a 1.7 MB schema of 16,000 properties took 3.5 s to
+    check, and a tool's save checks it more than once.
+    """
+    root = jsonschema.Draft202012Validator.META_SCHEMA
+    parts = [SPECIFICATIONS.contents(_META_2020_12 + part["$ref"]) for part in root["allOf"]] + [root]
+    properties: Schema = {}
+    definitions: Schema = {}
+    for part in parts:
+        if set(part) - _ANNOTATIONS - {"allOf", "type", "properties", "$defs"} or part["type"] != root["type"]:
+            raise ValueError(f"the 2020-12 meta-schema {part.get('$id')} has keywords that cannot be merged")
+        for merged, more in ((properties, part.get("properties", {})), (definitions, part.get("$defs", {}))):
+            if set(merged) & set(more):
+                raise ValueError(f"the 2020-12 vocabularies both define {sorted(set(merged) & set(more))}")
+            merged.update({name: _static_refs(sub) for name, sub in more.items()})
+    flat = {"$schema": root["$schema"], "$defs": definitions, "properties": properties, "type": root["type"]}
+    return jsonschema.Draft202012Validator(flat, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def _static_refs(schema: Any) -> Any:
+    """``schema`` (part of a 2020-12 vocabulary's meta-schema) with its refs pointing into the flat one."""
+    if not isinstance(schema, dict):
+        return schema
+    out = map_subschemas(schema, _static_refs)
+    dynamic_ref = out.pop("$dynamicRef", None)
+    if dynamic_ref == "#meta":
+        out["$ref"] = "#"
+    elif dynamic_ref is not None:
+        raise ValueError(f"a 2020-12 vocabulary has the $dynamicRef {dynamic_ref!r}")
+    elif "$ref" in out:  # "#/$defs/schemaArray", or another vocabulary's: "meta/validation#/$defs/stringArray"
+        fragment = out["$ref"].partition("#")[2]
+        if not fragment.startswith("/$defs/"):
+            raise ValueError(f"a 2020-12 vocabulary has the $ref {out['$ref']!r}")
+        out["$ref"] = "#" + fragment
+    return out
 
 
 def resolve_pointer(document: Any, ref: str) -> Any:
