@@ -9,6 +9,7 @@ data and are never mistaken for schemas.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
@@ -21,6 +22,7 @@ from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 from .limits import DocumentLimits, LimitExceeded, NodeBudget
 
 Schema = dict[str, Any]
+logger = logging.getLogger(__name__)
 
 _SCHEMA_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
                     "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
@@ -58,9 +60,8 @@ def meta_schema_error(schema: Schema) -> jsonschema.ValidationError | None:
     """The first way ``schema`` breaks its own ``$schema`` dialect (2020-12 when none is named),
     as ``check_schema`` finds it (formats too); None when it is valid JSON Schema."""
     validator_class = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    if validator_class is jsonschema.Draft202012Validator:
-        meta_validator = _flat_2020_12_meta_validator()
-    else:
+    meta_validator = _flat_2020_12_meta_validator() if validator_class is jsonschema.Draft202012Validator else None
+    if meta_validator is None:
         meta_class = validators.validator_for(validator_class.META_SCHEMA, default=validator_class)
         meta_validator = meta_class(validator_class.META_SCHEMA, format_checker=meta_class.FORMAT_CHECKER)
     return next(meta_validator.iter_errors(schema), None)
@@ -71,7 +72,17 @@ _ANNOTATIONS = {"$schema", "$id", "$vocabulary", "$dynamicAnchor", "title", "$co
 
 
 @cache
-def _flat_2020_12_meta_validator() -> jsonschema.Draft202012Validator:
+def _flat_2020_12_meta_validator() -> jsonschema.Draft202012Validator | None:
+    """The flat validator below, or None (the published meta-schema is used, only slower) when
+    an installed jsonschema's 2020-12 meta-schema no longer has the shape it relies on."""
+    try:
+        return _flatten_2020_12_meta_schema()
+    except ValueError as exc:
+        logger.warning("JSON Schema checks use the published 2020-12 meta-schema (slower): %s", exc)
+        return None
+
+
+def _flatten_2020_12_meta_schema() -> jsonschema.Draft202012Validator:
     """A validator of the 2020-12 meta-schema made one document: the meta-schemas of its seven
     vocabularies (an ``allOf`` of ``$ref``s) merged into it, and ``{"$dynamicRef": "#meta"}`` made
     ``{"$ref": "#"}``.
