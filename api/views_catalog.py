@@ -19,7 +19,7 @@ from toolcatalog.models import Category, Tool, Toolset
 from .disconnect import gone_check
 from .errors import ApiError
 from .parsers import CatalogImportJSONParser
-from .schema import ANY_JSON, with_errors
+from .schema import ANY_JSON, catalog_viewset_schema, with_errors
 from .serializers_catalog import (
     CategorySerializer,
     ImportReportSerializer,
@@ -58,16 +58,19 @@ class CatalogViewSet(viewsets.ModelViewSet):
                            {"used_by": sorted(str(o) for o in exc.protected_objects)}) from exc
 
 
+@catalog_viewset_schema(ToolSerializer)
 class ToolViewSet(CatalogViewSet):
     queryset = Tool.objects.select_related("category").prefetch_related("related_tools", "hypothetical_queries")
     serializer_class = ToolSerializer
 
 
+@catalog_viewset_schema(CategorySerializer)
 class CategoryViewSet(CatalogViewSet):
     queryset = Category.objects.select_related("parent")
     serializer_class = CategorySerializer
 
 
+@catalog_viewset_schema(ToolsetSerializer)
 class ToolsetViewSet(CatalogViewSet):
     queryset = Toolset.objects.prefetch_related("tools", "categories")
     serializer_class = ToolsetSerializer
@@ -77,7 +80,7 @@ class CatalogImportView(APIView):
     required_scope = "catalog"
     parser_classes = [CatalogImportJSONParser]
 
-    @extend_schema(request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer),
+    @extend_schema(request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer, 499),
                    summary="Import tools in any supported format")
     def post(self, request: Request) -> Response:
         serializer = ImportRequestSerializer(data=request.data)
@@ -102,7 +105,7 @@ class CatalogExportView(APIView):
     required_scope = "catalog"
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), default="toolcatalog/v1")],
-                   responses=with_errors(ANY_JSON), summary="Export the catalog")
+                   responses=with_errors(ANY_JSON, 409), summary="Export the catalog")
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "toolcatalog/v1")
         try:

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from usage import services as usage
 
 from .errors import ApiError
+from .schema import with_errors
 from .serializers_feedback import FeedbackAnswerSerializer, FeedbackSerializer
 
 
@@ -16,7 +17,7 @@ class FeedbackView(APIView):
     required_scope = "route"
     serializer_class = FeedbackSerializer
 
-    @extend_schema(request=FeedbackSerializer, responses=FeedbackAnswerSerializer,
+    @extend_schema(request=FeedbackSerializer, responses=with_errors(FeedbackAnswerSerializer, 404),
                    summary="Report which tools the agent called after a routed turn")
     def post(self, request: Request) -> Response:
         serializer = FeedbackSerializer(data=request.data)

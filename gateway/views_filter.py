@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from api.auth import api_key_of
 from api.errors import ApiError
 from api.parsers import check_not_encoded
-from api.schema import ANY_OBJECT
+from api.schema import ANY_OBJECT, JSON_OBJECT_BODY, errors
 from routing.services import Caller, pinned_tool_names
 from toolcatalog.selectors import catalog_version
 
@@ -104,14 +104,42 @@ def run_filter(raw: bytes, options: filter_gateway.FilterOptions, body: Any = No
     return filter_input(lambda: filter_gateway.filter_request(raw, options, body))
 
 
+def option_header(name: str) -> str:
+    return "X-Toolrouter-" + "-".join(part.capitalize() for part in name.split("_"))
+
+
+# The answer headers outcome_headers() sets (filter and proxy alike).
+OUTCOME_HEADERS = [
+    OpenApiParameter(name, str, OpenApiParameter.HEADER, response=[200], description=description)
+    for name, description in (
+        ("X-Toolrouter-Request-Id", "The request's id, for POST /api/v1/feedback."),
+        ("X-Toolrouter-Tools-Before", "How many tools the request had."),
+        ("X-Toolrouter-Tools-After", "How many tools were sent on."),
+        ("X-Toolrouter-Tokens-Saved", "Estimated tokens the removed tools would have cost."),
+        ("X-Toolrouter-Passthrough", "Set when the body went on unchanged: why (empty-body, no-tools, no-query, ...)."),
+        ("X-Toolrouter-Fail-Safe", "Set when nothing was selected and every tool was kept: why."),
+        ("X-Toolrouter-Strategy", "The ranking strategy used."),
+        ("X-Toolrouter-Fallback", "Set when ranking fell back (embedding-budget: BM25, new texts embedded later)."),
+        ("X-Toolrouter-Embeddings-Deferred", "With Fallback: how many tool texts are embedded in the background."),
+    )
+]
+# The filter options as request headers; for /api/v1/filter a query parameter of the same name wins.
+OPTION_HEADERS = [OpenApiParameter(option_header(name), str, OpenApiParameter.HEADER, required=False,
+                                   description=f"The `{name}` filter option.")
+                  for name in filter_gateway.OPTION_NAMES]
+FILTERED_BODY = OpenApiResponse(ANY_OBJECT, description="The LLM request with only the relevant tools (an empty body "
+                                                        "comes back empty)")
+
+
 class FilterView(APIView):
     required_scope = "route"
     parser_classes: list = []
     content_negotiation_class = IgnoreAccept
 
     @extend_schema(
-        request=ANY_OBJECT, responses={200: ANY_OBJECT},
-        parameters=[OpenApiParameter(name, str, required=False) for name in filter_gateway.OPTION_NAMES],
+        request=JSON_OBJECT_BODY, responses={200: FILTERED_BODY, **errors(400, 401, 403, 405, 413, 415, 429, 503)},
+        parameters=[*(OpenApiParameter(name, str, required=False) for name in filter_gateway.OPTION_NAMES),
+                    *OPTION_HEADERS, *OUTCOME_HEADERS],
         summary="Filter the tools of an LLM request (OpenAI or Anthropic body) to the relevant few",
     )
     def post(self, request: Request) -> HttpResponse:

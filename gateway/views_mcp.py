@@ -11,16 +11,30 @@ import json
 
 from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api.auth import api_key_of, catalog_stamp_of
 from api.errors import ApiError
-from api.schema import ANY_OBJECT
+from api.schema import ANY_OBJECT, JSON_OBJECT_BODY, JsonRpcErrorSerializer, errors
 
 from . import mcp_door
 from .views_filter import IgnoreAccept, raw_body
+
+SESSION = OpenApiParameter(mcp_door.SESSION_HEADER, str, OpenApiParameter.HEADER, required=False,
+                           description="The session initialize opened (answered in the same header)")
+# A message /mcp cannot take is answered in JSON-RPC's error shape (MCP's rule); what is refused
+# before the message is read (key, scope, origin, Accept, body size or encoding) in ours.
+POST_RESPONSES = {
+    200: OpenApiResponse(ANY_OBJECT, description="The JSON-RPC answer (a result, or a JSON-RPC error)"),
+    202: OpenApiResponse(None, description="A notification or response: accepted, nothing to answer"),
+    400: OpenApiResponse(JsonRpcErrorSerializer, description="Unreadable JSON, a batch, a bad id, or no session"),
+    404: OpenApiResponse(JsonRpcErrorSerializer, description="Unknown or expired session: initialize again"),
+    **errors(401, 403, 405, 406, 413, 415, 429, 503),
+}
+DELETE_RESPONSES = {204: OpenApiResponse(None, description="The session ended"),
+                    **errors(400, 401, 403, 404, 405, 429, 503)}
 
 
 class McpView(APIView):
@@ -32,7 +46,7 @@ class McpView(APIView):
         _check_origin(request)
         super().initial(request, *args, **kwargs)
 
-    @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT, 202: None},
+    @extend_schema(request=JSON_OBJECT_BODY, responses=POST_RESPONSES, parameters=[SESSION],
                    summary="MCP server (streamable HTTP): one JSON-RPC message in, its JSON-RPC answer out")
     def post(self, request: Request) -> HttpResponse:
         accept = request.headers.get("Accept", "")
@@ -42,7 +56,7 @@ class McpView(APIView):
                                      catalog_stamp_of(request))
         return _http(reply)
 
-    @extend_schema(responses={204: None, 404: ANY_OBJECT}, summary="MCP: end the session in Mcp-Session-Id")
+    @extend_schema(responses=DELETE_RESPONSES, parameters=[SESSION], summary="MCP: end the session in Mcp-Session-Id")
     def delete(self, request: Request) -> HttpResponse:
         session_id = request.headers.get(mcp_door.SESSION_HEADER, "")
         if not session_id:

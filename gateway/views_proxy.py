@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -26,14 +26,23 @@ from rest_framework.views import APIView
 from api import throttling
 from api.auth import ApiKeyUser, api_key_of, current_key
 from api.errors import ApiError
-from api.schema import ANY_OBJECT
+from api.schema import ANY_OBJECT, JSON_OBJECT_BODY, errors
 from api.services import hash_key, touch_last_used
 from engine import external_name
 
 from . import deferred, proxy
 from . import filtering as filter_gateway
 from .usage_log import LoggedRequest, deferred_outcome
-from .views_filter import IgnoreAccept, filter_input, filter_options, outcome_headers, raw_body, run_filter
+from .views_filter import (
+    OPTION_HEADERS,
+    OUTCOME_HEADERS,
+    IgnoreAccept,
+    filter_input,
+    filter_options,
+    outcome_headers,
+    raw_body,
+    run_filter,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +91,14 @@ class ProxyKeyAuthentication(authentication.BaseAuthentication):
         return 'Bearer realm="toolrouter-proxy"'
 
 
+# The upstream's answer is passed on as it is (its own status and error shape); our own refusals
+# come in our error shape before anything goes upstream.
+PROXY_RESPONSES = {
+    200: OpenApiResponse(ANY_OBJECT, description="The upstream's answer (text/event-stream when the body asks to stream)"),
+    **errors(400, 401, 403, 405, 413, 415, 429, 502, 503, 504),
+}
+
+
 class ProxyView(APIView):
     required_scope = "route"
     kind: proxy.Kind = "openai"
@@ -89,7 +106,8 @@ class ProxyView(APIView):
     parser_classes: list = []
     content_negotiation_class = IgnoreAccept
 
-    @extend_schema(request=ANY_OBJECT, responses={200: ANY_OBJECT}, summary="Filter tools, then forward upstream")
+    @extend_schema(request=JSON_OBJECT_BODY, responses=PROXY_RESPONSES, parameters=[*OPTION_HEADERS, *OUTCOME_HEADERS],
+                   summary="Filter tools, then forward upstream")
     def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         started = time.perf_counter()
         raw = raw_body(request._request)

@@ -232,6 +232,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Returns the few tools each agent request needs, with their workflow guidance.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request components without the read-only fields: a fetched object can be sent back (PUT).
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "api.schema.require_complete_answers"],
 }
 
 LOGIN_URL = "admin:login"
