@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
@@ -114,6 +115,8 @@ class ToolsetSerializer(ModelValidatingSerializer):
         validators: list = []
 
 
+# Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST).
+@extend_schema_serializer(component_name="Import")
 class ImportRequestSerializer(StrictSerializer):
     document = serializers.JSONField()
     format = serializers.ChoiceField(choices=["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"],
@@ -124,11 +127,23 @@ class ImportRequestSerializer(StrictSerializer):
     dry_run = StrictBooleanField(required=False, default=False)
 
 
+class ImportCountsSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+    kept = serializers.IntegerField()
+
+
 class ImportReportSerializer(serializers.Serializer):
     format = serializers.CharField()
     dry_run = serializers.BooleanField()
-    counts = serializers.DictField(child=serializers.IntegerField())
+    counts = ImportCountsSerializer()
     created = serializers.ListField(child=serializers.CharField())
     updated = serializers.ListField(child=serializers.CharField())
     unchanged = serializers.ListField(child=serializers.CharField())
     rejected = serializers.ListField(child=serializers.DictField())
+    kept = serializers.ListField(child=serializers.DictField(), required=False,
+                                 help_text="Objects edited in the admin, whose edited fields the import left alone")
+    warnings = serializers.ListField(child=serializers.CharField(), required=False,
+                                     help_text="What the importer noticed but did not refuse")

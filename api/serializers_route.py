@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from engine import FORMATS, MODES, STRATEGIES
@@ -32,6 +33,8 @@ class QueryFields(StrictSerializer):
         return value
 
 
+# Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST).
+@extend_schema_serializer(component_name="Route")
 class RouteRequestSerializer(QueryFields):
     messages = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1000)
     mode = serializers.ChoiceField(choices=MODES, default="top_k")
@@ -66,6 +69,7 @@ class RouteRequestSerializer(QueryFields):
         return attrs
 
 
+@extend_schema_serializer(component_name="ToolSearch")
 class ToolSearchRequestSerializer(QueryFields):
     query = StrictCharField(required=True, allow_blank=False, trim_whitespace=True)
     session_id = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
@@ -79,6 +83,15 @@ class MatchSerializer(serializers.Serializer):
     category = serializers.CharField(allow_null=True)
     hint = serializers.CharField(allow_blank=True)
     core = serializers.BooleanField()
+    # Present with `explain`: how the tool came in, and the scores behind its rank.
+    via = serializers.CharField(required=False, help_text="With explain: rank, core, related, fallback, pinned, "
+                                                           "explicit or needed")
+    lexical_score = serializers.FloatField(required=False, allow_null=True, help_text="With explain")
+    semantic_score = serializers.FloatField(required=False, allow_null=True, help_text="With explain")
+    matched_query = serializers.CharField(required=False, allow_null=True,
+                                          help_text="With explain: the hypothetical query that matched best")
+    category_path = serializers.ListField(child=serializers.CharField(), required=False,
+                                          help_text="With explain: the tool's category and its parents")
 
 
 class StrategySerializer(serializers.Serializer):
@@ -86,6 +99,9 @@ class StrategySerializer(serializers.Serializer):
     requested = serializers.CharField()
     confidence = serializers.FloatField()
     fallback = serializers.BooleanField()
+    reason = serializers.CharField(required=False, help_text="Present when the strategy fell back: why")
+    steps = serializers.ListField(child=serializers.DictField(), required=False,
+                                  help_text="Present for the hierarchical strategy: its steps")
 
 
 class TokensSerializer(serializers.Serializer):
@@ -105,6 +121,13 @@ class ExplicitSerializer(serializers.Serializer):
     notes = serializers.ListField(child=serializers.CharField(), help_text="select: terms that could not be honoured")
 
 
+class SessionSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    active_tools = serializers.ListField(child=serializers.CharField(),
+                                        help_text="The session's tools, these included")
+    stored = serializers.BooleanField(help_text="False when the session store was unavailable")
+
+
 class RouteResponseSerializer(serializers.Serializer):
     tools = serializers.ListField(child=serializers.JSONField(), help_text="Definitions in the requested format.")
     matches = MatchSerializer(many=True)
@@ -117,6 +140,7 @@ class RouteResponseSerializer(serializers.Serializer):
     latency_ms = serializers.FloatField()
     fail_safe = FailSafeSerializer(required=False, help_text="Present when nothing matched: why, and what was sent instead")
     explicit = ExplicitSerializer(required=False, help_text="Present when the query had select: terms")
+    session = SessionSerializer(required=False, help_text="Present when the request named a session_id")
 
 
 class FoundToolSerializer(serializers.Serializer):
@@ -131,6 +155,8 @@ class ToolSearchResponseSerializer(serializers.Serializer):
     instruction = serializers.CharField()
     request_id = serializers.CharField()
     failSafe = FailSafeSerializer(required=False)  # noqa: N815 - beside workflowGuidance
+    activeTools = serializers.ListField(  # noqa: N815 - beside workflowGuidance
+        child=serializers.CharField(), required=False, help_text="Present with a session_id: the session's tools")
 
 
 class DefinitionResponseSerializer(serializers.Serializer):
