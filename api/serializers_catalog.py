@@ -115,12 +115,14 @@ class ToolsetSerializer(ModelValidatingSerializer):
         validators: list = []
 
 
+IMPORT_FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"]
+
+
 # Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST).
 @extend_schema_serializer(component_name="Import")
 class ImportRequestSerializer(StrictSerializer):
     document = serializers.JSONField()
-    format = serializers.ChoiceField(choices=["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"],
-                                     required=False, allow_null=True, default=None)
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS, required=False, allow_null=True, default=None)
     server_name = StrictCharField(required=False, allow_null=True, max_length=128, default=None)
     category = StrictCharField(required=False, allow_null=True, max_length=128, default=None,
                                help_text="An existing category for the tools the document leaves without one.")
@@ -133,6 +135,15 @@ class ImportCountsSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     rejected = serializers.IntegerField()
     kept = serializers.IntegerField()
+
+
+class ImportQuerySerializer(StrictSerializer):
+    """The import's options as query parameters, for a body that is the document itself."""
+
+    format = serializers.ChoiceField(choices=IMPORT_FORMATS, required=False, allow_null=True, default=None)
+    server_name = serializers.CharField(required=False, allow_null=True, max_length=128, default=None)
+    category = serializers.CharField(required=False, allow_null=True, max_length=128, default=None)
+    dry_run = serializers.BooleanField(required=False, default=False)  # ?dry_run=true / 1
 
 
 class ImportReportSerializer(serializers.Serializer):

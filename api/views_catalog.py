@@ -21,7 +21,9 @@ from .errors import ApiError
 from .parsers import CatalogImportJSONParser
 from .schema import ANY_JSON, catalog_viewset_schema, with_errors
 from .serializers_catalog import (
+    IMPORT_FORMATS,
     CategorySerializer,
+    ImportQuerySerializer,
     ImportReportSerializer,
     ImportRequestSerializer,
     ToolSerializer,
@@ -76,16 +78,41 @@ class ToolsetViewSet(CatalogViewSet):
     serializer_class = ToolsetSerializer
 
 
+def import_options(request: Request) -> dict:
+    """The document and the import's options. SPEC's users POST the document itself (an export's
+    own output, say), options then in the query; a `{"document": ...}` wrapper carries its options."""
+    body = request.data
+    if isinstance(body, dict) and "document" in body:
+        if request.query_params:
+            raise ApiError(400, "invalid_request", "With a {\"document\": ...} body the options go in the body, "
+                           "not the query.", {"query": sorted(request.query_params)})
+        serializer: ImportRequestSerializer | ImportQuerySerializer = ImportRequestSerializer(data=body)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+    serializer = ImportQuerySerializer(data=request.query_params.dict())
+    serializer.is_valid(raise_exception=True)
+    return {"document": body, **serializer.validated_data}
+
+
 class CatalogImportView(APIView):
     required_scope = "catalog"
     parser_classes = [CatalogImportJSONParser]
 
-    @extend_schema(request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer, 499),
-                   summary="Import tools in any supported format")
+    @extend_schema(
+        request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer, 499),
+        parameters=[OpenApiParameter("format", str, enum=IMPORT_FORMATS, required=False),
+                    OpenApiParameter("server_name", str, required=False),
+                    OpenApiParameter("category", str, required=False),
+                    OpenApiParameter("dry_run", bool, required=False)],
+        summary="Import tools in any supported format",
+        description="The body is either `{\"document\": ..., \"format\", \"server_name\", \"category\", "
+                    "\"dry_run\"}` (the options in the body, no query parameters), or the document itself "
+                    "(a toolcatalog/v1 export, an OpenAI or Anthropic tools list, an MCP tools/list answer, an "
+                    "OpenAPI spec: any JSON without a top-level `document` key), its options then as the query "
+                    "parameters below.",
+    )
     def post(self, request: Request) -> Response:
-        serializer = ImportRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = import_options(request)
         try:
             report = services.import_any(data["document"], format=data["format"], server_name=data["server_name"],
                                          category=data["category"], dry_run=data["dry_run"],
