@@ -506,7 +506,9 @@ def _request_from_buffers(request_id: str) -> dict | None:
     with _local.lock:
         candidates: list[str | bytes] = list(_local.items)
     try:
-        candidates += get_redis().lrange(REQUESTS_KEY, 0, BUFFER_SCAN_LIMIT - 1)
+        # Newest first: records are pushed at the tail, and feedback follows its request closely,
+        # so behind a long backlog (a worker down) the record asked for is among the last ones.
+        candidates += reversed(get_redis().lrange(REQUESTS_KEY, -BUFFER_SCAN_LIMIT, -1))
     except redis.RedisError:
         pass
     needle = json.dumps(request_id)
