@@ -8,6 +8,7 @@ import pytest
 
 from api.services import create_api_key
 from routing import doctor
+from tests.admin_ui.pages import operator_pages
 from tests.support.browser import SCREENSHOTS, WIDTHS, PageProblems, check_overflow, chromium, log_in, screenshot
 from tests.support.catalog import load_demo_catalog
 from tests.usage.records import make_record
@@ -22,7 +23,7 @@ LONG_QUERY = ("please find every invoice from the last quarter that mentions the
 
 
 @pytest.fixture
-def operator_data(transactional_db, django_user_model) -> dict[str, str]:
+def operator_data(transactional_db, django_user_model) -> dict[str, int]:
     """The demo catalog, a week of traffic from clients with long names, and a curation list."""
     django_user_model.objects.create_user(username="operator", password="pw-for-tests-only", is_staff=True,
                                           is_superuser=True)
@@ -44,27 +45,7 @@ def operator_data(transactional_db, django_user_model) -> dict[str, str]:
                               success=i % 2 == 0, api_key_id=None)
     suggestions.refresh_suggestions()
     doctor.check_catalog()
-    return {
-        "tool": str(Tool.objects.get(name="play_music").pk),
-        "category": str(Category.objects.get(name="music").pk),
-    }
-
-
-def _pages(ids: dict[str, str]) -> list[tuple[str, str]]:
-    return [
-        ("dashboard", "/dashboard/?range=7d"),
-        ("admin-index", "/admin/"),
-        ("tool-list", "/admin/toolcatalog/tool/"),
-        ("tool-add", "/admin/toolcatalog/tool/add/"),
-        ("tool-change", f"/admin/toolcatalog/tool/{ids['tool']}/change/"),
-        ("category-change", f"/admin/toolcatalog/category/{ids['category']}/change/"),
-        ("api-key-add", "/admin/api/apikey/add/"),
-        ("import", "/admin/catalog-import/"),
-        ("try-query", "/admin/try-query/?query=how+do+I+say+thank+you+in+French&strategy=auto&mode=top_k&limit=5"
-                      "&format=openai&include_core=on&compare=on"),
-        ("suggestions", "/admin/suggestions/"),
-        ("catalog-doctor", "/admin/catalog-doctor/"),
-    ]
+    return {"tool_id": Tool.objects.get(name="play_music").pk, "category_id": Category.objects.get(name="music").pk}
 
 
 def test_every_page_fits_at_1280_and_1400_px(live_server, operator_data) -> None:
@@ -74,7 +55,7 @@ def test_every_page_fits_at_1280_and_1400_px(live_server, operator_data) -> None
             context = browser.new_context(viewport={"width": width, "height": 900})
             page = problems.watch(context.new_page())
             log_in(page, live_server.url, "operator")
-            for name, path in _pages(operator_data):
+            for name, path in operator_pages(**operator_data):
                 page.goto(f"{live_server.url}{path}")
                 page.wait_for_load_state("networkidle")  # the tool form's preview comes by fetch
                 results.append(check_overflow(page, name, width))
