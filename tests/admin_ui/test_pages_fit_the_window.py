@@ -8,8 +8,8 @@ import pytest
 
 from api.services import create_api_key
 from routing import doctor
-from tests.admin_ui.pages import operator_pages
-from tests.support.browser import SCREENSHOTS, WIDTHS, PageProblems, check_overflow, chromium, log_in, screenshot
+from tests.admin_ui.pages import check_every_page, operator_pages
+from tests.support.browser import SCREENSHOTS, WIDTHS, PageProblems, check_overflow, chromium, log_in
 from tests.support.catalog import load_demo_catalog
 from tests.usage.records import make_record
 from toolcatalog.models import Category, Tool
@@ -55,18 +55,9 @@ def test_every_page_fits_at_1280_and_1400_px(live_server, operator_data) -> None
             context = browser.new_context(viewport={"width": width, "height": 900})
             page = problems.watch(context.new_page())
             log_in(page, live_server.url, "operator")
-            for name, path in operator_pages(**operator_data):
-                page.goto(f"{live_server.url}{path}")
-                page.wait_for_load_state("networkidle")  # the tool form's preview comes by fetch
-                results.append(check_overflow(page, name, width))
-                screenshot(page, name, width)
-            # The import page once more, with a preview's report (the widest table it shows).
-            page.goto(f"{live_server.url}/admin/catalog-import/")
-            page.set_input_files("input[name=file]", str(FILES / "openai-partial.json"))  # rejections: long reasons
-            page.click("button[value=preview]")
-            page.wait_for_selector("#import-report")
-            results.append(check_overflow(page, "import-preview", width))
-            screenshot(page, "import-preview", width)
+            # Rejections in the preview: long reasons.
+            results += check_every_page(page, live_server.url, operator_pages(**operator_data), width,
+                                        str(FILES / "openai-partial.json"))
             context.close()
 
         # The check itself can fail: a table wider than its module is reported.

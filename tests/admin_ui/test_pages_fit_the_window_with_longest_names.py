@@ -10,8 +10,8 @@ from api.models import ApiKey
 from api.services import create_api_key
 from engine import CATALOG_NAME_MAX
 from routing import doctor, learning
-from tests.admin_ui.pages import operator_pages
-from tests.support.browser import SCREENSHOTS, PageProblems, check_overflow, chromium, log_in, screenshot
+from tests.admin_ui.pages import check_every_page, operator_pages
+from tests.support.browser import SCREENSHOTS, PageProblems, chromium, log_in
 from tests.support.catalog import load_demo_catalog
 from tests.usage.records import make_record
 from toolcatalog.models import Category, Tool, Toolset
@@ -26,8 +26,6 @@ LONGEST_KEY = ("customer_support_assistant_production_eu_west_1_tenant_acme_corp
 LONGEST_TOOLSET = ("customer_support_and_billing_operations_toolset_for_internal_agents_in_production_eu_west_1_"
                    "with_extended_access_v2_and_pinned_core_tools")[:CATALOG_NAME_MAX]
 
-# The catalog doctor folds a list of more than 12 findings: opened, as an operator would, to be checked.
-OPEN_FOLDED_LISTS = "document.querySelectorAll('details').forEach(details => { details.open = true; })"
 
 
 def longest(name: str, server: str = SERVER) -> str:
@@ -86,24 +84,14 @@ def _import_document() -> bytes:
 
 
 def test_every_page_fits_at_1280_px_with_the_longest_names(live_server, longest_names) -> None:
-    results, problems = [], PageProblems()
+    problems = PageProblems()
     with chromium() as browser:
         context = browser.new_context(viewport={"width": WIDTH, "height": 900})
         page = problems.watch(context.new_page())
         log_in(page, live_server.url, "operator")
-        for name, path in operator_pages(**longest_names):
-            page.goto(f"{live_server.url}{path}")
-            page.wait_for_load_state("networkidle")  # the tool form's preview comes by fetch
-            page.evaluate(OPEN_FOLDED_LISTS)
-            results.append(check_overflow(page, name, WIDTH))
-            screenshot(page, f"longest-names/{name}", WIDTH)
-        page.goto(f"{live_server.url}/admin/catalog-import/")
-        page.set_input_files("input[name=file]", {"name": "longest-names.json", "mimeType": "application/json",
-                                                  "buffer": _import_document()})
-        page.click("button[value=preview]")
-        page.wait_for_selector("#import-report")
-        results.append(check_overflow(page, "import-preview", WIDTH))
-        screenshot(page, "longest-names/import-preview", WIDTH)
+        document = {"name": "longest-names.json", "mimeType": "application/json", "buffer": _import_document()}
+        results = check_every_page(page, live_server.url, operator_pages(**longest_names), WIDTH, document,
+                                   shots="longest-names/")
         context.close()
 
     report = "\n".join(r.line() for r in results)

@@ -10,7 +10,7 @@ data and are never mistaken for schemas.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 from urllib.parse import unquote
@@ -133,8 +133,13 @@ def resolve_pointer(document: Any, ref: str) -> Any:
     (``#anchor``, ``http://...``)."""
     if not ref.startswith("#") or ref[1:2] not in ("", "/"):
         raise KeyError(ref)
+    return _follow_tokens(document, ref[2:].split("/") if len(ref) > 1 else [], ref)
+
+
+def _follow_tokens(document: Any, tokens: Iterable[str], ref: str) -> Any:
+    """The value under ``document`` at the JSON pointer's (escaped) tokens; KeyError(ref) if none."""
     node: Any = document
-    for token in ref[2:].split("/") if len(ref) > 1 else ():
+    for token in tokens:
         token = _unescape(token)
         if isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
@@ -240,16 +245,7 @@ class RefResolver:
         ``#/a//b`` are read as meant."""
         if not ref.startswith("#"):
             raise KeyError(ref)
-        node: Any = self.document
-        for token in filter(None, ref[1:].split("/")):
-            token = _unescape(token)
-            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            elif isinstance(node, dict) and token in node:
-                node = node[token]
-            else:
-                raise KeyError(ref)
-        return node
+        return _follow_tokens(self.document, filter(None, ref[1:].split("/")), ref)
 
     def deref(self, obj: Any) -> Any:
         """Follow a chain of refs on a non-schema object (parameter, requestBody, ...)."""
