@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
 from django.db.models import ProtectedError
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,6 +16,7 @@ from toolcatalog.models import Category, Tool, Toolset
 
 from .disconnect import gone_check
 from .errors import ApiError
+from .pagination import CatalogPagination
 from .parsers import CatalogImportJSONParser
 from .schema import ANY_JSON, catalog_viewset_schema, with_errors
 from .serializers_catalog import (
@@ -31,19 +30,6 @@ from .serializers_catalog import (
 )
 
 logger = logging.getLogger(__name__)
-
-
-class CatalogPagination(LimitOffsetPagination):
-    """`?limit=&offset=`: API_PAGE_SIZE objects a page by default, at most API_MAX_PAGE_SIZE;
-    the answer is {"count", "next", "previous", "results"}."""
-
-    @property
-    def default_limit(self) -> int:  # type: ignore[override]  # read per request: settings may change in tests
-        return settings.API_PAGE_SIZE
-
-    @property
-    def max_limit(self) -> int:  # type: ignore[override]
-        return settings.API_MAX_PAGE_SIZE
 
 
 class CatalogViewSet(viewsets.ModelViewSet):
