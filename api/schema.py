@@ -2,12 +2,23 @@
 generated from /api/schema/ and schema-checking tools know what comes back."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+
+from engine import CATALOG_NAME_MAX
+from toolcatalog.interchange import EXPORT_FORMATS
+
+from .errors import ApiError
 
 
 class BearerKeyScheme(OpenApiAuthenticationExtension):
@@ -23,8 +34,46 @@ class BearerKeyScheme(OpenApiAuthenticationExtension):
 ANY_OBJECT = OpenApiTypes.OBJECT
 # The same as a request body, for views that read the raw body (no parsers to name its media type).
 JSON_OBJECT_BODY = {"application/json": ANY_OBJECT}
-# A catalog export: an object (toolcatalog/v1) or a list (OpenAI, Anthropic tools).
-ANY_JSON = OpenApiTypes.ANY
+
+# A catalog name as a request may give it (engine/names.py CATALOG_NAME_RE): the same names, written
+# without its lookahead so that a schema tool with a plainer regex dialect reads it too.
+# (Surrounding whitespace, which the server trims, is left out, as drf-spectacular's maxLength does.)
+CATALOG_NAME_SCHEMA = {"type": "string", "pattern": "^[_.-]*[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                       "minLength": 1, "maxLength": CATALOG_NAME_MAX}
+
+# --- GET /api/v1/catalog/export: one shape per `?format=` (toolcatalog/services/exporting.py).
+_STRING_LIST = {"type": "array", "items": {"type": "string"}}
+_JSON_SCHEMA = {"type": "object", "description": "A JSON Schema object"}
+_V1_CATEGORY = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string"}, "description": {"type": "string"}, "keywords": _STRING_LIST,
+    "workflow_hint": {"type": "string"}, "parent": {"type": "string", "nullable": True}, "enabled": {"type": "boolean"}}}
+_V1_TOOL = {"type": "object", "required": ["name", "description"], "properties": {
+    "name": {"type": "string"}, "description": {"type": "string"}, "category": {"type": "string", "nullable": True},
+    "parameters": _JSON_SCHEMA, "hypothetical_queries": _STRING_LIST, "usage_hint": {"type": "string"},
+    "related_tools": _STRING_LIST, "core": {"type": "boolean"}, "enabled": {"type": "boolean"}, "tags": _STRING_LIST,
+    "source": {"type": "string"}}}
+EXPORT_FORMAT_SCHEMAS: dict[str, dict] = {
+    "toolcatalog/v1": {"type": "object", "required": ["format", "categories", "tools"], "properties": {
+        "format": {"type": "string", "enum": ["toolcatalog/v1"]},
+        "categories": {"type": "array", "items": _V1_CATEGORY}, "tools": {"type": "array", "items": _V1_TOOL}}},
+    "openai": {"type": "array", "items": {"type": "object", "required": ["type", "function"], "properties": {
+        "type": {"type": "string", "enum": ["function"]},
+        "function": {"type": "object", "required": ["name", "description", "parameters"], "properties": {
+            "name": {"type": "string"}, "description": {"type": "string"}, "parameters": _JSON_SCHEMA}}}}},
+    "anthropic": {"type": "array", "items": {"type": "object", "required": ["name", "description", "input_schema"],
+                                             "properties": {"name": {"type": "string"},
+                                                            "description": {"type": "string"},
+                                                            "input_schema": _JSON_SCHEMA}}},
+    "mcp": {"type": "object", "required": ["tools"], "properties": {"tools": {"type": "array", "items": {
+        "type": "object", "required": ["name", "description", "inputSchema"], "properties": {
+            "name": {"type": "string"}, "description": {"type": "string"}, "inputSchema": _JSON_SCHEMA,
+            "annotations": {"type": "object"}}}}}},
+}
+# anyOf, not oneOf: an empty catalog's OpenAI and Anthropic lists are the same `[]`.
+EXPORT_ANSWER = OpenApiResponse(
+    {"anyOf": [EXPORT_FORMAT_SCHEMAS[fmt] for fmt in EXPORT_FORMATS]},
+    description="The catalog in `?format=`: toolcatalog/v1 (an object), openai or anthropic (a list of tools), "
+                "mcp (a tools/list result); the first to fourth alternatives, in that order")
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -51,6 +100,16 @@ ERROR_DESCRIPTIONS = {
 }
 # What any authenticated JSON endpoint may answer, whatever it does.
 COMMON_ERRORS = (400, 401, 403, 405, 406, 413, 415, 429, 503)
+
+
+# Answer headers of some statuses; the 503s of the rate limiter give the wait in details.retry_after_seconds.
+RETRY_AFTER = {"schema": {"type": "integer", "minimum": 1}, "description": "Seconds to wait before retrying"}
+STATUS_HEADERS = {
+    "429": {"Retry-After": {**RETRY_AFTER, "description": "Seconds to wait before retrying (always sent by "
+                                                          "toolrouter; the proxy relays an upstream's own)"}},
+    "503": {"Retry-After": {**RETRY_AFTER, "description": "Seconds to wait before retrying: sent when the "
+                                                          "database is unreachable"}},
+}
 
 
 def errors(*statuses: int, body: Any = ErrorSerializer) -> dict[int, OpenApiResponse]:
@@ -94,6 +153,86 @@ def require_complete_answers(result: dict, generator: Any, request: Any, public:
         if name.startswith("Paginated") and name.endswith("List"):
             schema["required"] = list(schema["properties"])
     return result
+
+
+def request_components(result: dict) -> set[str]:
+    """The schema components a request body uses, directly or nested."""
+    schemas = result.get("components", {}).get("schemas", {})
+    found: set[str] = set()
+    pending = [operation.get("requestBody", {}) for path in result.get("paths", {}).values()
+               for operation in path.values() if isinstance(operation, dict)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            ref = node.get("$ref", "")
+            name = ref.removeprefix("#/components/schemas/")
+            if ref.startswith("#/components/schemas/") and name not in found:
+                found.add(name)
+                pending.append(schemas.get(name, {}))
+            pending.extend(node.values())
+    return found
+
+
+def serializer_of(generator: Any, component: str) -> object:
+    """The serializer a schema component was made from (None for enums and the like)."""
+    try:
+        return generator.registry[(component, ResolvedComponent.SCHEMA)].object
+    except KeyError:
+        return None
+
+
+def declare_what_requests_may_hold(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: request components say what their serializer refuses.
+    - No unknown fields (`additionalProperties: false`) where the serializer sets `refuses_unknown_fields`.
+    - A serializer's `request_field_schemas` (e.g. a catalog name's pattern) added to its fields.
+    - The Retry-After header of every 429 and 503 answer."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name in request_components(result):
+        serializer = serializer_of(generator, name)
+        if getattr(serializer, "refuses_unknown_fields", False):
+            schemas[name]["additionalProperties"] = False
+        properties = schemas[name].get("properties", {})
+        for field, schema in getattr(serializer, "request_field_schemas", {}).items():
+            if field in properties:
+                properties[field].update(schema)
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            responses = operation.get("responses", {}) if isinstance(operation, dict) else {}
+            for status, headers in STATUS_HEADERS.items():
+                if status in responses:
+                    responses[status].setdefault("headers", {}).update(headers)
+    return result
+
+
+SCHEMA_FORMATS = ("json", "yaml")
+
+
+class SchemaFormatNegotiation(DefaultContentNegotiation):
+    """`/api/schema/?format=json` (or `yaml`) picks the schema's format, as `Accept` does. The project
+    turns DRF's URL_FORMAT_OVERRIDE off (`?format=` elsewhere names a tool format), so it is read here."""
+
+    def select_renderer(self, request: Request, renderers: Iterable[BaseRenderer],
+                        format_suffix: str | None = None) -> tuple[BaseRenderer, str]:
+        fmt = request.query_params.get("format")
+        if fmt is not None:
+            if fmt not in SCHEMA_FORMATS:
+                raise ApiError(400, "invalid_request", f"format must be 'json' or 'yaml'; got {fmt!r}.",
+                               {"format": fmt, "allowed": list(SCHEMA_FORMATS)})
+            renderers = [renderer for renderer in renderers if renderer.format == fmt]
+        return super().select_renderer(request, renderers, format_suffix)
+
+
+class SchemaView(SpectacularAPIView):
+    """GET /api/schema/: YAML by default; JSON with `?format=json` or `Accept: application/json`."""
+
+    content_negotiation_class = SchemaFormatNegotiation
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple[BaseRenderer, str]:
+        if force:  # rendering an error the negotiation itself raised: JSON, as every error under /api/
+            return JSONRenderer(), JSONRenderer.media_type
+        return super().perform_content_negotiation(request, force)
 
 
 class JsonRpcErrorSerializer(serializers.Serializer):

@@ -14,12 +14,17 @@ from toolcatalog import selectors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
+from .schema import CATALOG_NAME_SCHEMA
 from .serializers_base import StrictBooleanField, StrictCharField, StrictSerializer
 
 
 class ModelValidatingSerializer(serializers.ModelSerializer):
     """Unknown fields rejected; booleans and strings must be JSON booleans and strings (`"yes"` is
     not true, `5` is not a name); model validation (names, JSON Schema, cycles) turned into 400s."""
+
+    # What the published schema's request components add (api/schema.py declare_what_requests_may_hold).
+    refuses_unknown_fields = True
+    request_field_schemas: dict[str, dict] = {"name": CATALOG_NAME_SCHEMA}
 
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
@@ -92,6 +97,8 @@ class ToolSerializer(ModelValidatingSerializer):
                   "created_at", "updated_at"]
         read_only_fields = ["created_at", "updated_at"]
         validators: list = []
+
+    request_field_schemas = {"name": CATALOG_NAME_SCHEMA, "parameters": {"type": "object"}}  # null is refused too
 
     def validate_name(self, name: str) -> str:
         if message := selectors.provider_name_error(name, self.instance.pk if self.instance else None):

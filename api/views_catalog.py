@@ -18,7 +18,7 @@ from .disconnect import gone_check
 from .errors import ApiError
 from .pagination import CatalogPagination
 from .parsers import CatalogImportJSONParser
-from .schema import ANY_JSON, catalog_viewset_schema, with_errors
+from .schema import EXPORT_ANSWER, catalog_viewset_schema, with_errors
 from .serializers_catalog import (
     IMPORT_FORMATS,
     CategorySerializer,
@@ -118,7 +118,7 @@ class CatalogExportView(APIView):
     required_scope = "catalog"
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), default="toolcatalog/v1")],
-                   responses=with_errors(ANY_JSON, 409), summary="Export the catalog")
+                   responses=with_errors(EXPORT_ANSWER, 409), summary="Export the catalog")
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "toolcatalog/v1")
         try:

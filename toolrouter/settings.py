@@ -218,7 +218,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
-    # `?format=` names a tool format (openai, anthropic...), not a DRF renderer.
+    # `?format=` names a tool format (openai, anthropic...), not a DRF renderer; /api/schema/ reads
+    # its own `?format=json|yaml` (api/schema.py SchemaFormatNegotiation).
     "URL_FORMAT_OVERRIDE": None,
 }
 
@@ -234,8 +235,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Request components without the read-only fields: a fetched object can be sent back (PUT).
     "COMPONENT_SPLIT_REQUEST": True,
+    # Answer components list the fields always present; request components what the server refuses
+    # (unknown fields, bad names), and 429/503 answers their Retry-After header.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "api.schema.require_complete_answers"],
+                             "api.schema.require_complete_answers",
+                             "api.schema.declare_what_requests_may_hold"],
 }
 
 LOGIN_URL = "admin:login"

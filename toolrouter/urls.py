@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 
+from api.schema import SchemaView
 from gateway.urls import api_urlpatterns as gateway_api_urls
 from gateway.urls import proxy_urlpatterns
 from routing import learning_pages
@@ -31,7 +31,7 @@ urlpatterns = [
     path("dashboard/", include("usage.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/v1/", include("api.urls")),
     path("api/v1/", include(gateway_api_urls)),
     # The OpenAI/Anthropic-compatible proxy: a client only changes its base_url.

@@ -1,6 +1,8 @@
 """The published OpenAPI schema (/api/schema/) tells the truth: a real answer's status is declared
 for its operation, its body matches the schema declared for that status, the fields the server adds
-are declared, and an object read with GET can be sent back as the schema's request body."""
+are declared, and an object read with GET can be sent back as the schema's request body. Request
+bodies the server refuses (an unknown field, a bad name) are invalid under the declared request schema;
+429s declare Retry-After; each export format has its own declared shape; `?format=json` gives JSON."""
 from __future__ import annotations
 
 import json
@@ -8,10 +10,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 from rest_framework.test import APIClient
 
+from api.models import ApiKey
 from tests.gateway.requests_shapes import openai_body
 from tests.support.catalog import api_client, load_demo_catalog
+from toolcatalog.interchange import EXPORT_FORMATS
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +160,102 @@ def test_the_import_report_fields_are_declared(openapi: Schema, curator: APIClie
     schema = declared_answer(openapi, "POST", "/api/v1/catalog/import", 200)
     assert undeclared(schema, answer) == set()
     assert undeclared(schema["properties"]["counts"], answer["counts"]) == set()
+
+
+def refused_by(schema: Schema, body: Any) -> bool:
+    try:
+        jsonschema.validate(body, schema)
+    except jsonschema.ValidationError:
+        return True
+    return False
+
+
+TOOL = {"name": "sweep_tool", "description": "Does a thing."}
+# (method, path as sent, path template, a body the server takes): adding a field the server does not
+# know must make it invalid under the declared request schema, as the server refuses it.
+STRICT_BODIES = [
+    ("POST", "/api/v1/route", "/api/v1/route", {"query": "send an email"}),
+    ("POST", "/api/v1/tool-search", "/api/v1/tool-search", {"query": "send an email"}),
+    ("POST", "/api/v1/feedback", "/api/v1/feedback", {"request_id": "nope", "used_tools": []}),
+    ("POST", "/api/v1/tools", "/api/v1/tools", TOOL),
+    ("PATCH", "/api/v1/tools/send_email", "/api/v1/tools/{name}", {"enabled": True}),
+    ("POST", "/api/v1/categories", "/api/v1/categories", {"name": "sweep_cat"}),
+    ("PUT", "/api/v1/categories/music", "/api/v1/categories/{name}", {"name": "music"}),
+    ("POST", "/api/v1/toolsets", "/api/v1/toolsets", {"name": "sweep_ts"}),
+    ("POST", "/api/v1/catalog/import", "/api/v1/catalog/import", {"document": {"tools": []}, "dry_run": True}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "template", "body"), STRICT_BODIES, ids=[f"{m} {t}" for m, _, t, _ in STRICT_BODIES])
+def test_an_unknown_request_field_is_invalid_under_the_declared_schema(
+        openapi: Schema, curator: APIClient, method: str, path: str, template: str, body: dict) -> None:
+    schema = request_schema(openapi, method, template)
+    assert not refused_by(schema, body)
+    assert refused_by(schema, body | {"limt": 3})
+    answer = curator.generic(method, path, json.dumps(body | {"limt": 3}), content_type="application/json")
+    assert answer.status_code == 400
+    assert assert_declared(openapi, method, template, answer)["details"]["limt"]
+
+
+@pytest.mark.parametrize("name", ["bad name!", "-", "..", "_.-", "caf\u00e9", "a" * 129, ""])
+def test_a_name_the_server_refuses_is_invalid_under_the_declared_schema(
+        openapi: Schema, curator: APIClient, name: str) -> None:
+    for template in ("/api/v1/tools", "/api/v1/categories", "/api/v1/toolsets"):
+        body = (TOOL if template.endswith("tools") else {}) | {"name": name}
+        assert refused_by(request_schema(openapi, "POST", template), body), template
+        assert curator.post(template, body, format="json").status_code == 400, template
+
+
+@pytest.mark.parametrize("name", ["a", "_a", "mcp.server-1.tool_x", "9", "." + "a" * 127])
+def test_a_name_the_server_takes_is_valid_under_the_declared_schema(
+        openapi: Schema, curator: APIClient, name: str) -> None:
+    for template in ("/api/v1/tools", "/api/v1/categories", "/api/v1/toolsets"):
+        body = (TOOL if template.endswith("tools") else {}) | {"name": name}
+        assert not refused_by(request_schema(openapi, "POST", template), body), template
+        answer = curator.post(template, body, format="json")
+        assert answer.status_code == 201, answer.content
+
+
+@pytest.mark.parametrize("parameters", ["x", None, [], 3])
+def test_tool_parameters_that_are_no_object_are_invalid_under_the_declared_schema(
+        openapi: Schema, curator: APIClient, parameters: Any) -> None:
+    body = TOOL | {"parameters": parameters}
+    assert refused_by(request_schema(openapi, "POST", "/api/v1/tools"), body)
+    assert curator.post("/api/v1/tools", body, format="json").status_code == 400
+
+
+def test_a_rate_limited_answer_declares_its_retry_after_header(openapi: Schema) -> None:
+    client = api_client(["route"], name="slow-lane")
+    ApiKey.objects.filter(name="slow-lane").update(rate_per_minute=1)
+    assert client.post("/api/v1/route", {"query": "weather"}, format="json").status_code == 200
+    refused = client.post("/api/v1/route", {"query": "weather"}, format="json")
+    assert refused.status_code == 429
+    header = operation(openapi, "POST", "/api/v1/route")["responses"]["429"]["headers"]["Retry-After"]
+    jsonschema.validate(int(refused["Retry-After"]), header["schema"])
+
+
+@pytest.mark.parametrize(("query", "media_type", "load"), [
+    ("?format=json", "application/vnd.oai.openapi+json", json.loads),
+    ("?format=yaml", "application/vnd.oai.openapi", yaml.safe_load),
+    ("", "application/vnd.oai.openapi", yaml.safe_load),
+])
+def test_the_schema_comes_in_the_format_asked_for(query: str, media_type: str, load: Any) -> None:
+    response = APIClient().get(f"/api/schema/{query}")
+    assert response.status_code == 200
+    assert response["Content-Type"].split(";")[0] == media_type
+    assert load(response.content)["openapi"].startswith("3.0")
+
+
+def test_an_unknown_schema_format_is_a_400_naming_the_formats() -> None:
+    response = APIClient().get("/api/schema/?format=xml")
+    assert (response.status_code, response["Content-Type"]) == (400, "application/json")
+    assert response.json()["details"] == {"format": "xml", "allowed": ["json", "yaml"]}
+
+
+@pytest.mark.parametrize("fmt", EXPORT_FORMATS)
+def test_each_export_format_matches_its_own_declared_shape(openapi: Schema, curator: APIClient, fmt: str) -> None:
+    response = curator.get("/api/v1/catalog/export", {"format": fmt})
+    assert response.status_code == 200
+    shapes = declared_answer(openapi, "GET", "/api/v1/catalog/export", 200)["anyOf"]
+    own = shapes[EXPORT_FORMATS.index(fmt)]  # the alternatives come in EXPORT_FORMATS' order
+    jsonschema.validate(response.json(), own)
