@@ -11,6 +11,7 @@ The names below are what callers use (`from toolcatalog import services`).
 from .admin_actions import link_related, request_reembedding, set_category, set_enabled
 from .embedding_schedule import (
                                  EMBEDDED_MODELS,
+                                 edited_since_embedding_ids,
                                  embedding_batches,
                                  enqueue_embedding,
                                  mark_all_for_reembedding,
@@ -42,7 +43,7 @@ from .versions import bump_catalog_version
 __all__ = [
     "CURATABLE_CATEGORY_FIELDS", "CURATABLE_TOOL_FIELDS", "EMBEDDED_MODELS", "CatalogExportError",
     "CatalogImportError", "EmbedReport", "ImportAbandoned", "ImportLimitError", "ImportReport", "bump_catalog_version",
-    "embed_objects", "embedding_batches",
+    "edited_since_embedding_ids", "embed_objects", "embedding_batches",
     "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "link_related",
     "mark_all_for_reembedding",
     "mark_curated_edits", "record_embedding_error", "rename_in_hints", "request_reembedding", "requeue_stale_embeddings",

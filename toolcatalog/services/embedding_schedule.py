@@ -159,6 +159,20 @@ def stale_model_ids(model: type[Embedded]) -> models.QuerySet[Embedded, int]:
             .values_list("pk", flat=True))
 
 
+def edited_since_embedding_ids(model: type[Embedded], chunk_size: int = 2000) -> list[int]:
+    """Ready rows whose text no longer hashes to the text their vector was made from: edited by
+    a plain `.save()` (a script, a shell), which schedules nothing. The text is built in Python,
+    so the rows are read and hashed here, a chunk at a time: fine for `manage.py reembed`, too
+    much for beat's pass over the whole catalog every minute or two."""
+    rows: models.QuerySet[Embedded] = model._default_manager.all()
+    if model is Tool:  # a tool's text names its category
+        rows = Tool.objects.select_related("category").defer("category__embedding")
+    rows = (rows.filter(embedding_status=EmbeddingStatus.READY).exclude(embedding_text_hash="")
+            .defer("embedding").order_by("pk"))
+    return [obj.pk for obj in rows.iterator(chunk_size=chunk_size)
+            if obj.embedding_text_hash != text_hash(embedding_text(obj))]
+
+
 def mark_all_for_reembedding() -> int:
     """Forget every stored text hash so that the next embedding pass redoes everything."""
     count = 0
