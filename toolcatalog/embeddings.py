@@ -156,31 +156,55 @@ class LocalProvider:
         return _checked(vectors, len(texts), self.dimensions, self.model_id)
 
 
+SEND_DIMENSIONS_CHOICES = ("auto", "true", "false")
+
+
+def sends_dimensions(setting: str, model_name: str) -> bool:
+    """Whether an embeddings request carries `dimensions` (EMBEDDING_SEND_DIMENSIONS).
+
+    text-embedding-3 models answer 1536 or 3072 values unless asked for fewer, so the vectors fit
+    the pgvector columns only when the request names their size. Older OpenAI models answer 400
+    to the parameter, and OpenAI-compatible servers (Ollama, vLLM, TEI...) ignore or refuse it, so
+    "auto" sends it to text-embedding-3 models only; an Azure deployment named otherwise needs "true".
+    """
+    choice = setting.strip().lower()
+    if choice not in SEND_DIMENSIONS_CHOICES:
+        raise EmbeddingProviderError(f"EMBEDDING_SEND_DIMENSIONS must be one of {SEND_DIMENSIONS_CHOICES}, not {setting!r}")
+    if choice == "auto":
+        return model_name.startswith("text-embedding-3")
+    return choice == "true"
+
+
 class OpenAIProvider:
-    """OpenAI, Azure OpenAI or any server speaking the embeddings protocol (Ollama, vLLM, TEI...)."""
+    """OpenAI, Azure OpenAI or any server speaking the embeddings protocol (Ollama, vLLM, TEI...).
+
+    The catalog's texts and a request's (`embed_queries`) go through the one `embed` call, so both
+    ask for the same model and size."""
 
     computes_in_process = False
 
     def __init__(self, model_name: str, dimensions: int, base_url: str | None, api_key: str | None,
-                 timeout: float) -> None:
+                 timeout: float, send_dimensions: str = "auto") -> None:
         from openai import OpenAI
 
         self.model_name = model_name
         self.model_id = f"openai:{model_name}"
         self.dimensions = dimensions
+        self.sends_dimensions = sends_dimensions(send_dimensions, model_name)
         # Retries belong to the Celery task (with backoff) and the route's circuit breaker.
         self._client = OpenAI(base_url=base_url or None, api_key=api_key or "unused", timeout=timeout, max_retries=0)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        from openai import OpenAIError
+        from openai import OpenAIError, omit
 
         try:
             # The raw answer, read here: the SDK's own parsing lets a malformed answer through as
             # a JSONDecodeError, an AttributeError on an HTML page's text, or rows of any length.
             response = self._client.embeddings.with_raw_response.create(
-                model=self.model_name, input=texts, encoding_format="base64")
+                model=self.model_name, input=texts, encoding_format="base64",
+                dimensions=self.dimensions if self.sends_dimensions else omit)
             body = response.http_response.content
         except OpenAIError as exc:
             raise EmbeddingProviderError(f"{self.model_id}: {exc}") from exc
@@ -255,6 +279,7 @@ class ProviderConfig:
     threads: int = 0
     query_variant: str = "auto"
     catalog_precision: str = "auto"
+    send_dimensions: str = "auto"
 
 
 def config_from_settings() -> ProviderConfig:
@@ -270,6 +295,7 @@ def config_from_settings() -> ProviderConfig:
         threads=settings.EMBEDDING_THREADS,
         query_variant=settings.EMBEDDING_LOCAL_QUERY_PRECISION,
         catalog_precision=settings.EMBEDDING_LOCAL_CATALOG_PRECISION,
+        send_dimensions=settings.EMBEDDING_SEND_DIMENSIONS,
     )
 
 
@@ -279,7 +305,8 @@ def provider_for(config: ProviderConfig) -> EmbeddingProvider:
         return LocalProvider(config.model, config.dimensions, threads=config.threads,
                              query_variant=config.query_variant, catalog_precision=config.catalog_precision)
     if config.provider == "openai":
-        return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout)
+        return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout,
+                              send_dimensions=config.send_dimensions)
     raise EmbeddingProviderError(f"EMBEDDING_PROVIDER must be 'local' or 'openai', not {config.provider!r}")
 
 

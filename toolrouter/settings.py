@@ -190,9 +190,14 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # --- Embeddings. One block chooses the provider; model and dimension are recorded per vector.
-EMBEDDING_PROVIDER = env("EMBEDDING_PROVIDER", "local")  # local | openai
-EMBEDDING_MODEL = env("EMBEDDING_MODEL", "all-MiniLM-L6-v2" if EMBEDDING_PROVIDER == "local" else "text-embedding-3-small")
+# An empty variable counts as unset (an .env line `EMBEDDING_MODEL=` must not name model "").
+EMBEDDING_PROVIDER = env("EMBEDDING_PROVIDER") or "local"  # local | openai
+EMBEDDING_MODEL = env("EMBEDDING_MODEL") or ("all-MiniLM-L6-v2" if EMBEDDING_PROVIDER == "local" else "text-embedding-3-small")
+# The pgvector columns are created with this size by the first `migrate`.
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384)
+# Whether the `openai` provider asks for EMBEDDING_DIMENSIONS (`dimensions`): "auto" does for
+# text-embedding-3 models only (toolcatalog/embeddings.sends_dimensions), "true", "false".
+EMBEDDING_SEND_DIMENSIONS = env("EMBEDDING_SEND_DIMENSIONS") or "auto"
 EMBEDDING_BASE_URL = env("EMBEDDING_BASE_URL")  # OpenAI-compatible servers: Azure, Ollama, vLLM, TEI...
 EMBEDDING_API_KEY = env("EMBEDDING_API_KEY") or env("OPENAI_API_KEY")
 EMBEDDING_TIMEOUT_SECONDS = env_float("EMBEDDING_TIMEOUT_SECONDS", 10.0)

@@ -5,6 +5,10 @@ and /v1/chat/completions with a tool call chosen by a function the test gives.
 `fail_with` makes it answer that HTTP status; `delay` makes it slow. Vectors go as base64 float32
 when the request asks for it (as OpenAI does; the `openai` client asks by default), else as lists;
 `embeddings_fault` makes /v1/embeddings answer 200 with something unusable (see EMBEDDING_FAULTS).
+OpenAI's own embedding models are answered as OpenAI answers them (OPENAI_EMBEDDING_MODELS): their
+native size unless the request names `dimensions` (text-embedding-3), OpenAI's 400 when a model
+that takes no `dimensions` gets it; any other model name is an OpenAI-compatible server's model,
+answered at `dimensions` (the server's) whatever the request says.
 Requests with `"stream": true` are answered with server-sent events, one chunk every
 `stream_chunk_delay` seconds (`stream_finished` is set once the last one is written; with
 `stream_cut_after`, the connection drops after that many events, as an upstream that breaks off);
@@ -36,6 +40,14 @@ EMBEDDING_FAULTS = {
     "truncated": "the JSON cut off half-way",
     "html": "an HTML error page (Content-Type text/html), as a proxy in front of the model serves",
     "ragged": "vectors of different lengths: the last one is a value short",
+}
+
+
+# OpenAI's embedding models: (native size, whether the request may name `dimensions`).
+OPENAI_EMBEDDING_MODELS = {
+    "text-embedding-3-small": (1536, True),
+    "text-embedding-3-large": (3072, True),
+    "text-embedding-ada-002": (1536, False),
 }
 
 
@@ -79,6 +91,9 @@ class FakeOpenAI(LocalServer):
                     return self._reply(fake.fail_with, {"error": {"message": "injected failure", "type": "server_error"}})
                 if self.path.endswith("/embeddings") and fake.embeddings_fault:
                     return self._send(200, *fake.faulty_embeddings(body))
+                if self.path.endswith("/embeddings") and (refusal := fake.refused_dimensions(body)):
+                    return self._reply(400, {"error": {"message": refusal, "type": "invalid_request_error",
+                                                       "param": None, "code": None}})
                 if self.path.endswith("/embeddings"):
                     return self._reply(200, fake.embeddings(body))
                 if self.path.endswith("/chat/completions") and body.get("stream"):
@@ -126,7 +141,7 @@ class FakeOpenAI(LocalServer):
         """The answer with each input's vector (or with `vectors`), encoded as the request asks."""
         if vectors is None:
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            vectors = [word_vector(text, self.dimensions) for text in inputs]
+            vectors = [word_vector(text, self.answer_dimensions(body)) for text in inputs]
 
         def encoded(vector: list[float]) -> list[float] | str:
             if body.get("encoding_format") == "base64":
@@ -139,6 +154,26 @@ class FakeOpenAI(LocalServer):
             "data": [{"object": "embedding", "index": i, "embedding": encoded(vector)} for i, vector in enumerate(vectors)],
             "usage": {"prompt_tokens": 1, "total_tokens": 1},
         }
+
+    def answer_dimensions(self, body: dict) -> int:
+        """The size of the vectors a request gets: an OpenAI model's native size, or the one the
+        request names if the model takes `dimensions`; this server's size for any other model."""
+        native, takes_dimensions = OPENAI_EMBEDDING_MODELS.get(body.get("model", ""), (None, False))
+        if native is None:
+            return self.dimensions
+        return int(body["dimensions"]) if takes_dimensions and "dimensions" in body else native
+
+    @staticmethod
+    def refused_dimensions(body: dict) -> str | None:
+        """OpenAI's 400 message for a `dimensions` its model does not take, else None."""
+        native, takes_dimensions = OPENAI_EMBEDDING_MODELS.get(body.get("model", ""), (None, False))
+        if native is None or "dimensions" not in body:
+            return None
+        if not takes_dimensions:
+            return "This model does not support specifying dimensions."
+        if not isinstance(body["dimensions"], int) or not 1 <= body["dimensions"] <= native:
+            return f"Invalid 'dimensions': must be an integer between 1 and {native}."
+        return None
 
     def faulty_embeddings(self, body: dict) -> tuple[str, bytes]:
         """(content type, body) of a 200 answer to /v1/embeddings broken as `embeddings_fault` says."""
