@@ -1,6 +1,6 @@
 """Whether the client of a request has gone: long work stops instead of finishing for nobody.
 
-Only where the server hands us the connection (gunicorn's sync workers put it in the WSGI
+Only where the server hands us the connection (gunicorn's workers put it in the WSGI
 environ); elsewhere (runserver, tests' client) the answer is always "still there".
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The MCP door: an MCP server (streamable HTTP) in front of the catalog, at /mcp.
 
-Design. The project serves WSGI (runserver, gunicorn sync workers) and the MCP SDK's server
+Design. The project serves WSGI (runserver, gunicorn) and the MCP SDK's server
 side is ASGI (Starlette, an event loop and long-lived streams). Rather than run a second kind
 of server, this door implements the streamable-HTTP exchange itself in a Django view and uses
 the SDK's own wire types (`mcp_types`, the same objects as `mcp.types`) to validate each
