@@ -228,13 +228,12 @@ def _log_window(start: datetime, end: datetime, client: str | None, alias: str =
 
 
 def _feedback_window(start: datetime, end: datetime, client: str | None) -> tuple[str, list]:
-    """Feedback rows carry no client name: a client's are those whose request it made."""
-    sql = "f.created_at >= %s AND f.created_at < %s"
-    params: list[object] = [start, end]
-    if client is not None:
-        sql += f" AND EXISTS (SELECT 1 FROM {LOG_TABLE} l WHERE l.request_id = f.request_id AND l.client = %s)"
-        params.append(client)
-    return sql, params
+    """The condition on feedback rows `f` of the requests of a window: feedback counts on its request's
+    day and for its request's client, not on the day it arrived. So a day's figures agree with
+    themselves, a client's feedback is in that client's rollup of the day, and a report that replaces
+    another replaces it in the figures instead of counting again on a later day."""
+    where, params = _log_window(start, end, client, alias="l")
+    return f"EXISTS (SELECT 1 FROM {LOG_TABLE} l WHERE l.request_id = f.request_id AND {where})", params
 
 
 def window_totals(start: datetime, end: datetime, client: str | None = None) -> Totals:
