@@ -92,6 +92,8 @@ class Feedback(models.Model):
                         help_text="Used or reported missing without having been offered.")
     success = models.BooleanField(null=True, blank=True)
     source = models.CharField(max_length=8, choices=FeedbackSource.choices, default=FeedbackSource.CLIENT)
+    # When it arrived (a replacing report sets it anew): retention and learning read it, while the
+    # dashboard counts feedback on its request's day.
     created_at = models.DateTimeField(db_index=True)
 
     class Meta:
@@ -213,6 +215,18 @@ class DailyQueryMiss(models.Model):
 
 # The tables of a day's rollup, which the rollup job replaces together.
 ROLLUP_MODELS = (DailyUsage, DailyToolUsage, DailyCategoryUsage, DailyQueryMiss)
+
+
+class DayToRollUp(models.Model):
+    """A finished UTC day whose raw rows changed after it ended: a request drained late, or feedback
+    on one of its requests. The next roll-up rolls it up again while its raw rows are kept. Written
+    in the transaction that writes the rows, so no change goes without its mark."""
+
+    day = models.DateField(unique=True)
+    marked_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"roll up {self.day} again"
 
 
 class DismissedQuery(models.Model):

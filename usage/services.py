@@ -39,6 +39,7 @@ from .models import (
     DailyQueryMiss,
     DailyToolUsage,
     DailyUsage,
+    DayToRollUp,
     DismissedQuery,
     Feedback,
     FeedbackSource,
@@ -288,6 +289,7 @@ def _insert(payloads: list) -> int:
             RequestLog.objects.bulk_create([log for log, _ in parsed], batch_size=INSERT_BATCH, ignore_conflicts=True)
             Feedback.objects.bulk_create([fb for _, fb in parsed if fb is not None], batch_size=INSERT_BATCH,
                                          ignore_conflicts=True)  # a client's own report wins
+            mark_to_roll_up_again({_utc_day(log.created_at) for log, _ in parsed})
     except DatabaseError as exc:
         if not _is_data_error(exc):
             raise
@@ -312,6 +314,7 @@ def _insert_one_by_one(parsed: list[LoggedRows]) -> int:
                 RequestLog.objects.bulk_create([log], ignore_conflicts=True)
                 if feedback is not None:
                     Feedback.objects.bulk_create([feedback], ignore_conflicts=True)
+                mark_to_roll_up_again({_utc_day(log.created_at)})
             written += 1
         except DatabaseError as exc:
             if not _is_data_error(exc):
@@ -446,16 +449,18 @@ def record_feedback(*, request_id: str, used_tools: list[str], success: bool | N
     offered = {r["name"] for r in logged["results"]}
     used = _catalog_names(list(dict.fromkeys(used_tools)), offered)
     missing = _catalog_names(list(dict.fromkeys(missing_tools or [])), offered)
-    feedback, _ = Feedback.objects.update_or_create(
-        request_id=request_id,
-        defaults={
-            "api_key_id": api_key_id,
-            "success": success,
-            "source": FeedbackSource.CLIENT,
-            "created_at": timezone.now(),
-            **compare_with_offered(logged["results"], used, missing),
-        },
-    )
+    with transaction.atomic():
+        feedback, _ = Feedback.objects.update_or_create(
+            request_id=request_id,
+            defaults={
+                "api_key_id": api_key_id,
+                "success": success,
+                "source": FeedbackSource.CLIENT,
+                "created_at": timezone.now(),  # when it arrived; the dashboard counts it on its request's day
+                **compare_with_offered(logged["results"], used, missing),
+            },
+        )
+        mark_to_roll_up_again({_utc_day(logged["created_at"])})
     return feedback
 
 
@@ -498,7 +503,7 @@ def _find_request(request_id: str) -> dict | None:
 
 
 def _request_from_db(request_id: str) -> dict[str, Any] | None:
-    found = RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results").first()
+    found = RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results", "created_at").first()
     return dict(found) if found is not None else None
 
 
@@ -517,7 +522,8 @@ def _request_from_buffers(request_id: str) -> dict | None:
         if needle in text:
             data = json.loads(text)
             if data.get("request_id") == request_id:
-                return {"api_key_id": data.get("api_key_id"), "results": _clean_results(data.get("results") or [])}
+                return {"api_key_id": data.get("api_key_id"), "results": _clean_results(data.get("results") or []),
+                        "created_at": datetime.fromisoformat(data["created_at"])}
     return None
 
 
@@ -579,14 +585,47 @@ def day_start(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
+def _utc_day(moment: datetime) -> date:
+    return moment.astimezone(UTC).date()
+
+
+def mark_to_roll_up_again(days: set[date]) -> None:
+    """Have the next roll-up roll these days up again, those of them that are finished: their raw rows
+    just changed. Call it in the transaction that changes the rows. The upsert locks an existing
+    mark until that transaction ends, so a roll-up of the day, which deletes the mark first, either
+    waits and then sees the new rows, or leaves a mark for the next run."""
+    today = _utc_day(timezone.now())
+    finished = sorted(day for day in days if day < today)
+    if finished:  # most batches hold only today's records: no query
+        now = timezone.now()
+        DayToRollUp.objects.bulk_create([DayToRollUp(day=day, marked_at=now) for day in finished],
+                                        update_conflicts=True, unique_fields=["day"], update_fields=["marked_at"])
+
+
+ROLL_UP_DRAIN_SECONDS = 120.0
+
+
+def _drain_before_rolling_up(seconds: float = ROLL_UP_DRAIN_SECONDS) -> None:
+    """Empty the buffer, so that a backlog (the database or the worker was away) is counted on its days
+    now; within a time limit, as traffic keeps coming. What is drained later marks its days instead."""
+    deadline = time.monotonic() + seconds
+    batch = INSERT_BATCH * 10
+    while drain_request_buffer(max_items=batch) >= batch and time.monotonic() < deadline:
+        pass
+
+
 def prune_and_roll_up(now: datetime | None = None) -> dict:
-    """Roll up every finished day not rolled up yet (and re-roll the last two for late records),
-    then delete raw rows and feedback older than USAGE_RETENTION_DAYS."""
+    """Roll up every finished day not rolled up yet, again the last two and those whose raw rows
+    changed since they were rolled up (a late record, feedback), then delete raw rows and feedback
+    older than USAGE_RETENTION_DAYS."""
     now = now or timezone.now()
-    drain_request_buffer()  # yesterday's last records may still wait in the buffer
-    today = now.astimezone(UTC).date()
+    _drain_before_rolling_up()  # yesterday's last records may still wait in the buffer
+    today = _utc_day(now)
     cutoff_day = today - timedelta(days=settings.USAGE_RETENTION_DAYS)
-    days = _days_to_roll_up(today, cutoff_day)
+    # A day retention has thinned is never rolled up again: its rollup holds more than its raw rows.
+    DayToRollUp.objects.filter(day__lt=cutoff_day).delete()
+    marked = DayToRollUp.objects.filter(day__lt=today).values_list("day", flat=True)
+    days = sorted({*_days_to_roll_up(today, cutoff_day), *marked})
     for day in days:
         roll_up_day(day)
     cutoff = day_start(cutoff_day)
@@ -617,6 +656,7 @@ def roll_up_day(day: date) -> None:
     start, end = day_start(day), day_start(day + timedelta(days=1))
     with transaction.atomic():
         _lock_client_names()  # a rename moving the day's rows while they are counted would split the client
+        DayToRollUp.objects.filter(day=day).delete()  # before reading: a change from now on marks it again
         clients = sorted(c.client for c in selectors.window_clients(start, end))
         for model in ROLLUP_MODELS:
             model.objects.filter(day=day).delete()
