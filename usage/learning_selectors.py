@@ -3,7 +3,8 @@ card, and the usage facts the catalog doctor needs (traffic confusion, tools nev
 
 "Recall on confirmed traffic" is measured on requests with feedback: of the tools a request
 needed (used, or reported missing), the share that had been offered, and the rank the used ones
-had. It reads only the feedback table (ranks are stored with it), so it stays fast on a large log.
+had. It reads only the feedback table (ranks are stored with it), so it stays fast on a large log;
+with the dashboard's client filter, it reads the feedback the hit-rate card counts for that client.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import DailyToolUsage, DailyUsage, Feedback, RequestLog, Suggestion, SuggestionKind, SuggestionStatus
-from .selectors import UsageRange
+from .selectors import UsageRange, _feedback_window
 
 PAGE_SIZE = 100
 
@@ -92,9 +93,11 @@ class LearningLoop:
     needed: int = 0  # requests that needed at least one tool
     recall: float | None = None
     mean_rank: float | None = None
+    # Suggestions belong to the catalog, not to a client: these two count every client's evidence.
     pending: int = 0
     accepted_this_week: int = 0
     automatic: bool = False
+    client: str | None = None  # the client the evidence and recall are of (None: all clients)
     series: list[RecallPoint] = field(default_factory=list)
 
 
@@ -104,7 +107,7 @@ SELECT {bucket}, count(*) FILTER (WHERE cardinality(offered_and_used) + cardinal
        sum((SELECT coalesce(sum(r), 0) FROM unnest(used_ranks) r WHERE r > 0)),
        sum((SELECT count(*) FROM unnest(used_ranks) r WHERE r > 0)),
        count(*), count(*) FILTER (WHERE source = 'proxy')
-FROM routing_feedback WHERE created_at >= %s AND created_at < %s
+FROM routing_feedback f WHERE {where}
 GROUP BY 1 ORDER BY 1
 """
 
@@ -115,12 +118,14 @@ def _share(part: float | None, whole: float | None) -> float | None:
 
 def learning_loop(r: UsageRange, now: datetime | None = None) -> LearningLoop:
     """Evidence collected, suggestions pending, accepted this week, and recall on confirmed traffic
-    over the range (one point per hour or day, as the dashboard's charts)."""
+    over the range (one point per hour or day, as the dashboard's charts). Evidence and recall are of the
+    range's client when it has one, as the hit-rate card beside it; the suggestion counts are the catalog's."""
     now = now or timezone.now()
     bucket = "hour" if r.bucket == "hour" else "day"
-    rows = _fetchall(_RECALL_SQL.format(bucket=f"date_trunc('{bucket}', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"),
-                     [r.start, r.end])
-    loop = LearningLoop(automatic=settings.LEARNING_AUTO_ACCEPT)
+    where, params = _feedback_window(r.start, r.end, r.client)
+    rows = _fetchall(_RECALL_SQL.format(
+        bucket=f"date_trunc('{bucket}', f.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", where=where), params)
+    loop = LearningLoop(automatic=settings.LEARNING_AUTO_ACCEPT, client=r.client)
     offered = needed_tools = rank_sum = ranked = 0
     for start, needed, hit, total, ranks, n_ranked, evidence, proxy in rows:
         loop.series.append(RecallPoint(start, needed, _share(hit, total), _share(ranks, n_ranked)))
