@@ -204,9 +204,17 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
+def _percentile_ms(value: float | None, exact: bool) -> str:
+    """A percentile for the card, "≈" when read from the daily histograms; one that reaches their open
+    top bucket only says "at least" that bucket's bound (the true figure may be far above it)."""
+    top = selectors.LATENCY_BUCKETS_MS[-1]
+    if exact or value is None:
+        return _ms(value)
+    return f"≥ {top:,}" if value >= top else f"≈ {_ms(value)}"
+
+
 def summary_cards(data: selectors.DashboardData, health: dict) -> list[SummaryCard]:
     totals, feedback = data.totals, data.feedback
-    approx = "" if totals.percentiles_exact else "≈ "
     if feedback.feedback:
         success = (f"success {_percent(feedback.success_rate)}" if feedback.success_rate is not None
                    else "no success reported")
@@ -219,8 +227,11 @@ def summary_cards(data: selectors.DashboardData, health: dict) -> list[SummaryCa
         SummaryCard("Requests", f"{totals.requests:,}",
                     f"route {totals.route_requests:,} · tool-search {totals.tool_search_requests:,} · "
                     f"filter {totals.filter_requests:,} · proxy {totals.proxy_requests:,}", element_id="total-requests"),
-        SummaryCard("Latency p50 / p95", f"{approx}{_ms(totals.latency_p50_ms)} / {_ms(totals.latency_p95_ms)}",
-                    f"mean {_ms(totals.latency_mean_ms)} ms", unit="ms"),
+        SummaryCard("Latency p50 / p95", f"{_percentile_ms(totals.latency_p50_ms, totals.percentiles_exact)} / "
+                                         f"{_percentile_ms(totals.latency_p95_ms, totals.percentiles_exact)}",
+                    f"mean {_ms(totals.latency_mean_ms)} ms" + ("" if totals.percentiles_exact else
+                                                                "; ≈ read from the daily histograms"),
+                    element_id="latency", unit="ms"),
         SummaryCard("Tokens saved", f"{totals.tokens_saved:,}",
                     f"{_percent(totals.saved_share)} of {totals.tokens_catalog:,} catalog tokens; "
                     f"{totals.tokens_selected:,} sent", element_id="tokens-saved"),

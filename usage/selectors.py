@@ -9,7 +9,7 @@ after it is rolled up, in the dashboard's view of every client and of one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -422,16 +422,52 @@ def range_totals(r: UsageRange) -> Totals:
     if r.rollup_days is None:
         return raw
     rows: list[dict[str, Any]] = [dict(row) for row in _rolled_up(DailyUsage, r).values()]
-    rolled = Totals()
+    totals, busy = raw, [raw] if raw.requests else []
     for row in rows:
-        rolled = rolled.merged(Totals(
+        day = Totals(
             **{k: row[k] for k in ("requests", "route_requests", "tool_search_requests", "filter_requests",
-                                   "proxy_requests", "latency_sum_ms", "tokens_selected", "tokens_catalog", "tokens_saved",
-                                   "low_confidence", "no_results")},
+                                   "proxy_requests", "latency_sum_ms", "latency_p50_ms", "latency_p95_ms",
+                                   "tokens_selected", "tokens_catalog", "tokens_saved", "low_confidence", "no_results")},
             latency_histogram=row["latency_histogram"],
             strategies={name: row[f"strategy_{name}"] for name in STRATEGY_CLASSES},
-        ))
-    return rolled.merged(raw)
+        )
+        totals = totals.merged(day)
+        if day.requests:
+            busy.append(day)
+    return _exact_percentiles(totals, busy, r)
+
+
+# Above this many requests a range's p50/p95 come from the daily histograms: sorting the raw rows
+# of a busy month would cost the page more than the exact figure is worth (bench/bench_usage.py).
+EXACT_PERCENTILES_MAX_ROWS = 50_000
+
+
+def window_percentiles(start: datetime, end: datetime, client: str | None = None) -> tuple[int, float | None, float | None]:
+    """The number of raw rows of [start, end) and their exact p50 and p95 latency (one sort)."""
+    where, params = _log_window(start, end, client)
+    count, percentiles = _fetchall(
+        f"""SELECT count(*), percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY latency_ms)
+            FROM {LOG_TABLE} WHERE {where}""",
+        params,
+    )[0]
+    return (count, *percentiles) if percentiles else (count, None, None)
+
+
+def _exact_percentiles(totals: Totals, busy: list[Totals], r: UsageRange) -> Totals:
+    """The range's exact p50/p95 wherever they exist: those stored for its only busy day (or of its raw
+    part), else those of its raw rows while every one of them is still kept; the histogram's otherwise."""
+    if not busy:
+        return replace(totals, latency_p50_ms=None, latency_p95_ms=None, percentiles_exact=True)
+    if len(busy) == 1 and busy[0].latency_p50_ms is not None:
+        return replace(totals, latency_p50_ms=busy[0].latency_p50_ms, latency_p95_ms=busy[0].latency_p95_ms,
+                       percentiles_exact=True)
+    if totals.requests <= EXACT_PERCENTILES_MAX_ROWS:
+        # Pruned days (or a backlog drained after its day was rolled up) leave a different number of
+        # raw rows than the rollups count: their percentiles would not be of the range's requests.
+        count, p50, p95 = window_percentiles(r.start, r.end, r.client)
+        if count == totals.requests:
+            return replace(totals, latency_p50_ms=p50, latency_p95_ms=p95, percentiles_exact=True)
+    return totals
 
 
 def range_feedback(r: UsageRange) -> FeedbackTotals:
