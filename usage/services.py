@@ -27,6 +27,7 @@ from django.db.models import Exists, Max, Min, OuterRef
 from django.utils import timezone
 
 from engine import NameMap
+from shared.db_locks import hold_transaction_lock
 from shared.redis_client import get_redis
 from shared.storable_text import NUL, replace_in_strings, unstorable_character
 from toolcatalog.models import HypotheticalQuery, QuerySource, Tool
@@ -701,8 +702,7 @@ ROLLUP_IDENTITY: dict[type[models.Model], tuple[str, ...]] = {
 
 def _lock_client_names() -> None:
     """Renames and roll-ups take turns: each rewrites rows of a client by its name."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CLIENT_NAMES_LOCK_KEY])
+    hold_transaction_lock(CLIENT_NAMES_LOCK_KEY)
 
 
 def rename_client(old_name: str, new_name: str) -> None:

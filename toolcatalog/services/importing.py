@@ -10,9 +10,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, models, transaction
+from django.db import models, transaction
 
 from engine import NameMap
+from shared.db_locks import hold_transaction_lock
 
 from .. import selectors, validation
 from ..interchange import ANTHROPIC, MCP, OPENAI, OPENAPI, DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
@@ -141,8 +142,7 @@ def _wait_for_other_imports() -> None:
     """One import at a time: two at once (a double click on Import, two API clients) both read a
     category or tool as new and the second one's insert failed on its unique name. Held until the
     transaction ends, so the second import reads what the first one wrote."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK_KEY])
+    hold_transaction_lock(IMPORT_LOCK_KEY)
 
 
 def import_any(data: Any, *, format: str | None = None, server_name: str | None = None, category: str | None = None,
