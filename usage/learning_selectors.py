@@ -18,7 +18,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import DailyToolUsage, DailyUsage, Feedback, RequestLog, Suggestion, SuggestionKind, SuggestionStatus
-from .selectors import UsageRange, _feedback_window
+from .selectors import UsageRange, feedback_window
 
 PAGE_SIZE = 100
 
@@ -122,7 +122,7 @@ def learning_loop(r: UsageRange, now: datetime | None = None) -> LearningLoop:
     range's client when it has one, as the hit-rate card beside it; the suggestion counts are the catalog's."""
     now = now or timezone.now()
     bucket = "hour" if r.bucket == "hour" else "day"
-    where, params = _feedback_window(r.start, r.end, r.client)
+    where, params = feedback_window(r.start, r.end, r.client)
     rows = _fetchall(_RECALL_SQL.format(
         bucket=f"date_trunc('{bucket}', f.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", where=where), params)
     loop = LearningLoop(automatic=settings.LEARNING_AUTO_ACCEPT, client=r.client)

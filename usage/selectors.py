@@ -227,7 +227,7 @@ def _log_window(start: datetime, end: datetime, client: str | None, alias: str =
     return sql, params
 
 
-def _feedback_window(start: datetime, end: datetime, client: str | None) -> tuple[str, list]:
+def feedback_window(start: datetime, end: datetime, client: str | None) -> tuple[str, list]:
     """The condition on feedback rows `f` of the requests of a window: feedback counts on its request's
     day and for its request's client, not on the day it arrived. So a day's figures agree with
     themselves, a client's feedback is in that client's rollup of the day, and a report that replaces
@@ -272,7 +272,7 @@ def window_totals(start: datetime, end: datetime, client: str | None = None) -> 
 
 
 def window_feedback_totals(start: datetime, end: datetime, client: str | None = None) -> FeedbackTotals:
-    where, params = _feedback_window(start, end, client)
+    where, params = feedback_window(start, end, client)
     row = _fetchall(
         f"""SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
                   coalesce(sum(cardinality(used_tools)), 0), coalesce(sum(cardinality(offered_and_used)), 0),
@@ -292,7 +292,7 @@ def window_tools(start: datetime, end: datetime, client: str | None = None) -> l
         params,
     ):
         tools.setdefault(name, ToolUsage(name)).offered = count
-    feedback_where, feedback_params = _feedback_window(start, end, client)
+    feedback_where, feedback_params = feedback_window(start, end, client)
     for column, attribute in (("offered_and_used", "used"), ("offered_unused", "unused"), ("missed", "missed")):
         for name, count in _fetchall(
             f"""SELECT t, count(*) FROM routing_feedback f, unnest(f.{column}) t
@@ -442,17 +442,6 @@ def range_totals(r: UsageRange) -> Totals:
 EXACT_PERCENTILES_MAX_ROWS = 50_000
 
 
-def window_percentiles(start: datetime, end: datetime, client: str | None = None) -> tuple[int, float | None, float | None]:
-    """The number of raw rows of [start, end) and their exact p50 and p95 latency (one sort)."""
-    where, params = _log_window(start, end, client)
-    count, percentiles = _fetchall(
-        f"""SELECT count(*), percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY latency_ms)
-            FROM {LOG_TABLE} WHERE {where}""",
-        params,
-    )[0]
-    return (count, *percentiles) if percentiles else (count, None, None)
-
-
 def _exact_percentiles(totals: Totals, busy: list[Totals], r: UsageRange) -> Totals:
     """The range's exact p50/p95 wherever they exist: those stored for its only busy day (or of its raw
     part), else those of its raw rows while every one of them is still kept; the histogram's otherwise."""
@@ -464,9 +453,10 @@ def _exact_percentiles(totals: Totals, busy: list[Totals], r: UsageRange) -> Tot
     if totals.requests <= EXACT_PERCENTILES_MAX_ROWS:
         # Pruned days (or a backlog drained after its day was rolled up) leave a different number of
         # raw rows than the rollups count: their percentiles would not be of the range's requests.
-        count, p50, p95 = window_percentiles(r.start, r.end, r.client)
-        if count == totals.requests:
-            return replace(totals, latency_p50_ms=p50, latency_p95_ms=p95, percentiles_exact=True)
+        raw = window_totals(r.start, r.end, r.client)
+        if raw.requests == totals.requests:
+            return replace(totals, latency_p50_ms=raw.latency_p50_ms, latency_p95_ms=raw.latency_p95_ms,
+                           percentiles_exact=True)
     return totals
 
 
