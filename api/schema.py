@@ -116,9 +116,6 @@ def errors(*statuses: int, body: Any = ErrorSerializer) -> dict[int, OpenApiResp
     return {status: OpenApiResponse(body, description=ERROR_DESCRIPTIONS[status]) for status in statuses}
 
 
-ERRORS = errors(*COMMON_ERRORS)
-
-
 def with_errors(ok: object, *extra: int, ok_status: int = 200) -> dict:
     """The success answer, the errors every endpoint may give, and this endpoint's `extra` ones."""
     return {ok_status: ok, **errors(*sorted({*COMMON_ERRORS, *extra}))}
@@ -133,7 +130,7 @@ def catalog_viewset_schema(serializer: type[serializers.Serializer]) -> Any:
         retrieve=extend_schema(responses=with_errors(serializer, 404)),
         update=extend_schema(responses=with_errors(serializer, 404)),
         partial_update=extend_schema(responses=with_errors(serializer, 404)),
-        destroy=extend_schema(responses={204: None, **errors(*sorted({*COMMON_ERRORS, 404, 409}))}),
+        destroy=extend_schema(responses=with_errors(None, 404, 409, ok_status=204)),
     )
 
 
