@@ -79,10 +79,11 @@ def category_path(category: Category | None) -> list[str]:
     return list(reversed(path))
 
 
-def toolset_tool_names(toolset: Toolset) -> set[str]:
-    """The tools a toolset names or pins, plus every tool of its categories and their sub-categories."""
+def toolset_tool_names(toolset: Toolset, without_category: int = 0) -> set[str]:
+    """The tools a toolset names or pins, plus every tool of its categories and their sub-categories
+    (all but `without_category` and what it alone reaches: what is left once it is deleted)."""
     names = set(toolset.tools.values_list("name", flat=True)) | set(toolset.pinned_tools.values_list("name", flat=True))
-    category_ids = _with_descendants(set(toolset.categories.values_list("pk", flat=True)))
+    category_ids = _with_descendants(set(toolset.categories.values_list("pk", flat=True)), skip=without_category)
     names |= set(Tool.objects.filter(category_id__in=category_ids).values_list("name", flat=True))
     return names
 
@@ -108,11 +109,8 @@ class CategoryDeletion:
 
 def category_deletion(category: Category) -> CategoryDeletion:
     lost: dict[str, int] = {}
-    for toolset in Toolset.objects.filter(categories=category).prefetch_related("categories"):
-        kept_ids = _with_descendants({c.pk for c in toolset.categories.all()}, skip=category.pk)
-        kept = set(Tool.objects.filter(category_id__in=kept_ids).values_list("name", flat=True))
-        kept |= set(toolset.tools.values_list("name", flat=True)) | set(toolset.pinned_tools.values_list("name", flat=True))
-        if gone := len(toolset_tool_names(toolset) - kept):
+    for toolset in Toolset.objects.filter(categories=category):
+        if gone := len(toolset_tool_names(toolset) - toolset_tool_names(toolset, without_category=category.pk)):
             lost[toolset.name] = gone
     return CategoryDeletion(
         orphaned_children=sorted(category.children.values_list("name", flat=True)),
