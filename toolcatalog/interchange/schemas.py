@@ -32,19 +32,18 @@ _MAX_DEPTH = 40
 
 
 def map_subschemas(schema: Schema, fn: Callable[[Any], Any]) -> Schema:
-    """A copy of ``schema`` with ``fn`` applied to each direct sub-schema."""
+    """A copy of ``schema`` with ``fn`` applied to each direct sub-schema (those ``subschemas``
+    walks); lists and maps holding them are copied, never changed in place."""
     out = dict(schema)
-    for key in _SCHEMA_KEYWORDS:
-        if isinstance(out.get(key), dict):
-            out[key] = fn(out[key])
-        elif key == "items" and isinstance(out.get(key), list):
-            out[key] = [fn(s) for s in out[key]]
-    for key in _SCHEMA_LIST_KEYWORDS:
-        if isinstance(out.get(key), list):
-            out[key] = [fn(s) if isinstance(s, dict) else s for s in out[key]]
-    for key in _SCHEMA_MAP_KEYWORDS:
-        if isinstance(out.get(key), dict):
-            out[key] = {k: fn(v) if isinstance(v, dict) else v for k, v in out[key].items()}
+    for path, sub in subschemas(schema):
+        key = str(path[0])
+        if len(path) == 1:
+            out[key] = fn(sub)
+            continue
+        where = path[1]
+        if out[key] is schema[key]:
+            out[key] = list(out[key]) if isinstance(out[key], list) else dict(out[key])
+        out[key][where] = fn(sub)
     return out
 
 
