@@ -36,8 +36,7 @@ from django.utils import timezone
 from engine import CatalogSnapshot, RouteRequest, RoutingIndex, route
 from toolcatalog import doctor as checks
 from toolcatalog.embeddings import get_provider
-from toolcatalog.models import Category, Tool
-from toolcatalog.selectors import catalog_version
+from toolcatalog.selectors import catalog_version, ids_by_name, tool_states
 from usage import learning_selectors
 from usage.models import CatalogDoctorReport
 from usage.suggestions import retention_start
@@ -161,26 +160,22 @@ def guidance_naming_missing(snapshot: CatalogSnapshot, once_offered: Set[str]) -
                  for t in sorted(snapshot.tools, key=lambda t: t.name) if t.usage_hint.strip()]
 
     def why_missing(names: set[str]) -> dict[str, dict[str, Any]]:
+        states = tool_states(names)
         found: dict[str, dict[str, Any]] = {}
-        existing: set[str] = set()
-        rows = Tool.objects.filter(name__in=sorted(names)).values_list(
-            "name", "pk", "enabled", "category__name", "category_id")
-        for name, pk, enabled, category, category_id in rows:
-            existing.add(name)
-            if not enabled:
-                found[name] = {"why": "disabled", "tool_id": pk}
-            elif category is not None:  # enabled, not offered: its category, or one above it, is disabled
-                found[name] = {"why": "category disabled", "tool_id": pk, "category": category,
-                               "category_id": category_id}
-        for name in (names & once_offered) - existing:
+        for name, state in states.items():
+            if not state.enabled:
+                found[name] = {"why": "disabled", "tool_id": state.pk}
+            elif state.category is not None:  # enabled, not offered: its category, or one above it, is disabled
+                found[name] = {"why": "category disabled", "tool_id": state.pk, "category": state.category,
+                               "category_id": state.category_id}
+        for name in (names & once_offered) - states.keys():
             found[name] = {"why": "deleted"}
         return found
 
     offered = {t.name for t in snapshot.tools}
     found = [asdict(f) for f in checks.guidance_naming_missing_tools(guidance, offered, why_missing)][:LIST_LIMIT]
-    owner_ids = {kind: dict(model.objects.filter(name__in=[f["owner"] for f in found if f["owner_kind"] == kind])
-                            .values_list("name", "pk"))
-                 for kind, model in (("tool", Tool), ("category", Category))}
+    owner_ids = {"tool": ids_by_name("tool", [f["owner"] for f in found if f["owner_kind"] == "tool"]),
+                 "category": ids_by_name("category", [f["owner"] for f in found if f["owner_kind"] == "category"])}
     for finding in found:
         finding["owner_id"] = owner_ids[finding["owner_kind"]].get(finding["owner"])
     return found

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from toolcatalog import services as catalog
 from toolcatalog.models import Tool
-from toolcatalog.selectors import catalog_version
+from toolcatalog.selectors import catalog_version, ids_by_name
 from usage import learning_selectors, suggestions
 from usage.models import Suggestion, SuggestionKind
 
@@ -116,7 +116,7 @@ def _with_links(findings: dict[str, Any]) -> dict[str, Any]:
     for group in findings.get("duplicate_names", []):
         names.update(group["tools"])
     names.update(findings.get("never_offered", {}).get("tools", []))
-    ids = dict(Tool.objects.filter(name__in=names).values_list("name", "pk"))
+    ids = ids_by_name("tool", names)
 
     def url(name: str) -> str:
         if name in ids:

@@ -1,8 +1,9 @@
 """Reads from the catalog."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from django.db import connection
 from django.db.models import Count, Q
@@ -54,6 +55,27 @@ def provider_name_error(name: str, tool_pk: int | None = None, names: NameMap | 
         return None
     return (f"tool {name!r}: {name} is how OpenAI and Anthropic see the tool {holder}; pick another name "
             f"(agents calling {holder} would reach this one instead).")
+
+
+def ids_by_name(kind: Literal["tool", "category"], names: Iterable[str]) -> dict[str, int]:
+    """Primary keys of the tools (or categories) with these names, for admin links; names that
+    no row has are left out."""
+    model = Tool if kind == "tool" else Category
+    return dict(model.objects.filter(name__in=set(names)).values_list("name", "pk"))
+
+
+@dataclass(frozen=True)
+class ToolState:
+    pk: int
+    enabled: bool
+    category: str | None
+    category_id: int | None
+
+
+def tool_states(names: Iterable[str]) -> dict[str, ToolState]:
+    """Whether each named tool is enabled and where it sits, in one query; names no tool has are left out."""
+    rows = Tool.objects.filter(name__in=set(names)).values_list("name", "pk", "enabled", "category__name", "category_id")
+    return {name: ToolState(pk, enabled, category, category_id) for name, pk, enabled, category, category_id in rows}
 
 
 def embedding_counts() -> dict[str, dict[str, int]]:
