@@ -12,6 +12,7 @@ import atexit
 import hashlib
 import json
 import logging
+import signal
 import threading
 import time
 import uuid
@@ -203,6 +204,9 @@ def flush_local_buffer() -> int:
         logger.exception("usage log: database unavailable; keeping %d records in process", len(items))
         _put_back(items)
         return 0
+    except (SystemExit, KeyboardInterrupt):
+        _put_back(items)  # a stop signal cut the write short: the exit hook writes them (duplicates are skipped)
+        raise
 
 
 def _take_local_buffer() -> list[str]:
@@ -412,6 +416,23 @@ def _drain_at_exit() -> None:
 
 
 atexit.register(_drain_at_exit)
+
+
+def exit_through_exit_hooks_on_sigterm() -> None:
+    """Make a plain SIGTERM end this process as an exit does, so that _drain_at_exit writes what it
+    holds: Python's default action kills it without running exit hooks. Called at start-up (apps.py).
+
+    Only where nothing else handles SIGTERM (a bare WSGI server, `runserver --noreload`): gunicorn's
+    workers, Celery and devservices install their own, which stop cleanly. Only from the main
+    thread, the one Python lets set a handler (mod_wsgi, say, loads Django in another thread)."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # SystemExit, as Django's autoreloader does for runserver: the main thread unwinds (releasing
+    # locks, rolling back a transaction it was in), then the exit hooks run.
+    raise SystemExit(0)
 
 
 # --- health ------------------------------------------------------------------------------------
