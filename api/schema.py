@@ -95,7 +95,7 @@ ERROR_DESCRIPTIONS = {
     429: "Over the key's rate, or too many failed authentications; see Retry-After",
     499: "The client closed the connection before the work was done: nothing was changed",
     502: "The upstream LLM API could not be reached",
-    503: "A dependency (database, rate limiter) is unavailable; retry",
+    503: "A dependency (database, rate limiter, request log) is unavailable; retry",
     504: "The upstream LLM API did not answer in time",
 }
 # What any authenticated JSON endpoint may answer, whatever it does.
@@ -108,7 +108,7 @@ STATUS_HEADERS = {
     "429": {"Retry-After": {**RETRY_AFTER, "description": "Seconds to wait before retrying (always sent by "
                                                           "toolrouter; the proxy relays an upstream's own)"}},
     "503": {"Retry-After": {**RETRY_AFTER, "description": "Seconds to wait before retrying: sent when the "
-                                                          "database is unreachable"}},
+                                                          "database or the request log is unreachable"}},
 }
 
 

@@ -460,6 +460,11 @@ class UnknownRequest(Exception):
     """No request with this id was made with this API key."""
 
 
+class RequestLogUnreadable(Exception):
+    """The request is neither in the database nor in this process, and Redis, where it may still wait
+    (or in another web process, while Redis is down), cannot be read: whether it exists is not known."""
+
+
 def record_feedback(*, request_id: str, used_tools: list[str], success: bool | None,
                     api_key_id: int | None, missing_tools: list[str] | None = None) -> Feedback:
     """Compare what the agent called (and what it says it missed) with what the request offered;
@@ -516,11 +521,17 @@ def _find_request(request_id: str) -> dict | None:
 
     Looking in the database, then the buffers, then the database again cannot miss a record
     that a concurrent drainer moves: it leaves the list only after its row is committed.
+    Raises RequestLogUnreadable rather than answer "none" when Redis could not be read.
     """
     found = _request_from_db(request_id)
     if found is None:
         drain_request_buffer()
-        found = _request_from_db(request_id) or _request_from_buffers(request_id) or _request_from_db(request_id)
+        found = _request_from_db(request_id)
+    if found is None:
+        found, redis_read = _request_from_buffers(request_id)
+        found = found or _request_from_db(request_id)
+        if found is None and not redis_read:
+            raise RequestLogUnreadable(request_id)
     return found
 
 
@@ -529,15 +540,21 @@ def _request_from_db(request_id: str) -> dict[str, Any] | None:
     return dict(found) if found is not None else None
 
 
-def _request_from_buffers(request_id: str) -> dict | None:
+def _request_from_buffers(request_id: str) -> tuple[dict | None, bool]:
+    """The record from this process's buffer or Redis's, and whether Redis could be read."""
     with _local.lock:
         candidates: list[str | bytes] = list(_local.items)
+    redis_read = True
     try:
         # Newest first: records are pushed at the tail, and feedback follows its request closely,
         # so behind a long backlog (a worker down) the record asked for is among the last ones.
         candidates += reversed(get_redis().lrange(REQUESTS_KEY, -BUFFER_SCAN_LIMIT, -1))
     except redis.RedisError:
-        pass
+        redis_read = False  # the drain before this logged why
+    return _request_in(candidates, request_id), redis_read
+
+
+def _request_in(candidates: list[str | bytes], request_id: str) -> dict | None:
     needle = json.dumps(request_id)
     for payload in candidates:
         text = payload.decode() if isinstance(payload, bytes) else payload
