@@ -145,6 +145,11 @@ class DailyUsage(models.Model):
     tools_used = models.IntegerField(default=0)
     tools_offered_and_used = models.IntegerField(default=0)
     tools_missed = models.IntegerField(default=0)
+    # The learning-loop card's figures (usage.selectors.FeedbackTotals), so it reaches past retention too.
+    feedback_proxy = models.IntegerField(default=0)
+    feedback_needing_tools = models.IntegerField(default=0)
+    used_rank_sum = models.BigIntegerField(default=0)
+    used_ranked = models.IntegerField(default=0)
     rolled_up_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -131,17 +131,33 @@ class Totals:
 
 @dataclass
 class FeedbackTotals:
+    """The feedback of a window: the hit-rate card's figures and the learning-loop card's (evidence,
+    recall on confirmed traffic, rank of the used tools), which rollups keep beyond retention."""
+
     feedback: int = 0
     feedback_success: int = 0
     feedback_failure: int = 0
     tools_used: int = 0
     tools_offered_and_used: int = 0
     tools_missed: int = 0
+    feedback_proxy: int = 0  # read by the proxy from the model's answer
+    feedback_needing_tools: int = 0  # whose request needed a tool (used or reported missing)
+    used_rank_sum: int = 0  # the ranks the used tools had when offered
+    used_ranked: int = 0  # how many ranks used_rank_sum adds up
 
     @property
     def hit_rate(self) -> float | None:
         """Share of the tools agents really called that the router had offered."""
         return _share(self.tools_offered_and_used, self.tools_used)
+
+    @property
+    def recall(self) -> float | None:
+        """Share of the tools requests needed (used, or reported missing) that had been offered."""
+        return _share(self.tools_offered_and_used, self.tools_offered_and_used + self.tools_missed)
+
+    @property
+    def mean_rank(self) -> float | None:
+        return _share(self.used_rank_sum, self.used_ranked)
 
     @property
     def success_rate(self) -> float | None:
@@ -271,16 +287,34 @@ def window_totals(start: datetime, end: datetime, client: str | None = None) -> 
     )
 
 
+# FeedbackTotals' fields, in order, over feedback rows `f`.
+_FEEDBACK_SUMS = """count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
+    coalesce(sum(cardinality(used_tools)), 0), coalesce(sum(cardinality(offered_and_used)), 0),
+    coalesce(sum(cardinality(missed)), 0), count(*) FILTER (WHERE source = 'proxy'),
+    count(*) FILTER (WHERE cardinality(offered_and_used) + cardinality(missed) > 0),
+    coalesce(sum((SELECT sum(r) FROM unnest(used_ranks) r WHERE r > 0)), 0),
+    coalesce(sum((SELECT count(*) FROM unnest(used_ranks) r WHERE r > 0)), 0)"""
+
+
 def window_feedback_totals(start: datetime, end: datetime, client: str | None = None) -> FeedbackTotals:
     where, params = feedback_window(start, end, client)
-    row = _fetchall(
-        f"""SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
-                  coalesce(sum(cardinality(used_tools)), 0), coalesce(sum(cardinality(offered_and_used)), 0),
-                  coalesce(sum(cardinality(missed)), 0)
-           FROM routing_feedback f WHERE {where}""",
-        params,
-    )[0]
+    row = _fetchall(f"SELECT {_FEEDBACK_SUMS} FROM routing_feedback f WHERE {where}", params)[0]
     return FeedbackTotals(*map(int, row))
+
+
+def window_feedback_series(start: datetime, end: datetime, bucket: str,
+                           client: str | None = None) -> dict[datetime, FeedbackTotals]:
+    """The feedback of a window per hour or day of its arrival, only those with feedback. (A day's rollup
+    counts it on its request's day instead; the raw days are today's, where the two agree but for
+    feedback that arrives after midnight.)"""
+    assert bucket in ("hour", "day")  # interpolated into SQL below
+    where, params = feedback_window(start, end, client)
+    rows = _fetchall(
+        f"""SELECT date_trunc('{bucket}', f.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', {_FEEDBACK_SUMS}
+            FROM routing_feedback f WHERE {where} GROUP BY 1 ORDER BY 1""",
+        params,
+    )
+    return {row[0]: FeedbackTotals(*map(int, row[1:])) for row in rows}
 
 
 def window_tools(start: datetime, end: datetime, client: str | None = None) -> list[ToolUsage]:
