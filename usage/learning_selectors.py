@@ -3,8 +3,9 @@ card, and the usage facts the catalog doctor needs (traffic confusion, tools nev
 
 "Recall on confirmed traffic" is measured on requests with feedback: of the tools a request
 needed (used, or reported missing), the share that had been offered, and the rank the used ones
-had. It reads only the feedback table (ranks are stored with it), so it stays fast on a large log;
-with the dashboard's client filter, it reads the feedback the hit-rate card counts for that client.
+had. Finished days come from the daily rollups and the rest from the feedback table (ranks are
+stored with it), so it stays fast on a large log and reaches past retention; with the dashboard's
+client filter, it reads the feedback the hit-rate card counts for that client.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import DailyToolUsage, DailyUsage, Feedback, RequestLog, Suggestion, SuggestionKind, SuggestionStatus
-from .selectors import UsageRange, feedback_window
+from .selectors import FeedbackTotals, UsageRange, range_feedback_series
 
 PAGE_SIZE = 100
 
@@ -101,40 +102,19 @@ class LearningLoop:
     series: list[RecallPoint] = field(default_factory=list)
 
 
-_RECALL_SQL = """
-SELECT {bucket}, count(*) FILTER (WHERE cardinality(offered_and_used) + cardinality(missed) > 0),
-       sum(cardinality(offered_and_used)), sum(cardinality(offered_and_used) + cardinality(missed)),
-       sum((SELECT coalesce(sum(r), 0) FROM unnest(used_ranks) r WHERE r > 0)),
-       sum((SELECT count(*) FROM unnest(used_ranks) r WHERE r > 0)),
-       count(*), count(*) FILTER (WHERE source = 'proxy')
-FROM routing_feedback f WHERE {where}
-GROUP BY 1 ORDER BY 1
-"""
-
-
-def _share(part: float | None, whole: float | None) -> float | None:
-    return float(part) / float(whole) if part is not None and whole else None
-
-
 def learning_loop(r: UsageRange, now: datetime | None = None) -> LearningLoop:
     """Evidence collected, suggestions pending, accepted this week, and recall on confirmed traffic
     over the range (one point per hour or day, as the dashboard's charts). Evidence and recall are of the
-    range's client when it has one, as the hit-rate card beside it; the suggestion counts are the catalog's."""
+    range's client when it has one, as the hit-rate card beside it; the suggestion counts are the catalog's.
+    Finished days come from the rollups, as the other cards' do, so the card outlives retention."""
     now = now or timezone.now()
-    bucket = "hour" if r.bucket == "hour" else "day"
-    where, params = feedback_window(r.start, r.end, r.client)
-    rows = _fetchall(_RECALL_SQL.format(
-        bucket=f"date_trunc('{bucket}', f.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'", where=where), params)
     loop = LearningLoop(automatic=settings.LEARNING_AUTO_ACCEPT, client=r.client)
-    offered = needed_tools = rank_sum = ranked = 0
-    for start, needed, hit, total, ranks, n_ranked, evidence, proxy in rows:
-        loop.series.append(RecallPoint(start, needed, _share(hit, total), _share(ranks, n_ranked)))
-        loop.evidence += evidence
-        loop.evidence_proxy += proxy
-        loop.needed += needed
-        offered, needed_tools = offered + (hit or 0), needed_tools + (total or 0)
-        rank_sum, ranked = rank_sum + (ranks or 0), ranked + (n_ranked or 0)
-    loop.recall, loop.mean_rank = _share(offered, needed_tools), _share(rank_sum, ranked)
+    total = FeedbackTotals()
+    for start, figures in range_feedback_series(r):
+        loop.series.append(RecallPoint(start, figures.feedback_needing_tools, figures.recall, figures.mean_rank))
+        total = total.merged(figures)
+    loop.evidence, loop.evidence_proxy, loop.needed = total.feedback, total.feedback_proxy, total.feedback_needing_tools
+    loop.recall, loop.mean_rank = total.recall, total.mean_rank
     counts = Suggestion.objects.aggregate(
         pending=Count("pk", filter=Q(status=SuggestionStatus.PENDING)),
         accepted=Count("pk", filter=Q(status=SuggestionStatus.ACCEPTED, decided_at__gte=now - timedelta(days=7))))

@@ -503,6 +503,17 @@ def range_feedback(r: UsageRange) -> FeedbackTotals:
     return FeedbackTotals(**{n: sums[n] or 0 for n in names}).merged(raw)
 
 
+def range_feedback_series(r: UsageRange) -> list[tuple[datetime, FeedbackTotals]]:
+    """The feedback per hour or day that has some, oldest first: finished days from the rollups, the rest raw."""
+    points = window_feedback_series(r.raw_start, r.end, r.bucket, r.client)
+    if r.rollup_days is not None:
+        names = list(asdict(FeedbackTotals()))
+        for row in _rolled_up(DailyUsage, r).filter(feedback__gt=0).values("day", *names):
+            start = _utc_day_start(row.pop("day"))
+            points[start] = FeedbackTotals(**row).merged(points.get(start, FeedbackTotals()))
+    return sorted(points.items(), key=lambda point: point[0])
+
+
 def range_series(r: UsageRange) -> list[SeriesPoint]:
     """One point per hour (24 h) or day, zero-filled so that the time axis has no gaps."""
     points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket, r.client)}
