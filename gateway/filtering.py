@@ -50,7 +50,7 @@ from routing.query_embeddings import query_embedder
 from shared.json_input import JsonInputError, loads
 from shared.jsonpaths import compile_jsonpath
 from shared.lru import LRUCache
-from shared.messages import content_text
+from shared.messages import content_text, last_user_text
 from shared.redis_client import get_redis
 from shared.vector_cache import VectorCache
 from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider
@@ -214,22 +214,32 @@ def load_body(raw: bytes) -> Any:
     return body
 
 
+def is_responses_body(body: dict) -> bool:
+    """An OpenAI Responses API request (`input`, flat function tools) rather than a chat one (`messages`)."""
+    return isinstance(body.get("input"), (str, list)) and "messages" not in body
+
+
 def forced_tool(body: dict) -> str | None:
     """The tool `tool_choice` makes the model call (OpenAI's {"type": "function", "function": {"name"}},
-    Anthropic's {"type": "tool", "name"}): filtered out, the provider refuses the request."""
+    the Responses API's flat {"type": "function", "name"}, Anthropic's {"type": "tool", "name"}):
+    filtered out, the provider refuses the request."""
     choice = body.get("tool_choice")
-    if not isinstance(choice, dict):
+    if not isinstance(choice, dict) or choice.get("type") not in ("function", "tool"):
         return None
-    named = choice.get("function") if choice.get("type") == "function" else choice if choice.get("type") == "tool" else None
-    name = named.get("name") if isinstance(named, dict) else None
+    function = choice.get("function")
+    name = (function if isinstance(function, dict) else choice).get("name")
     return name if isinstance(name, str) and name else None
 
 
 def tools_the_body_needs(body: dict, tools: list[dict]) -> tuple[str, ...]:
     """Tools the filter must keep whatever the query: the one tool_choice forces, and the provider's
-    built-in tools (`{"type": "web_search_preview"}`: no name, nothing to rank), by engine key."""
+    built-in tools (`{"type": "web_search_preview"}`: no name, nothing to rank), by engine key. In a
+    Responses body every tool but a function is the provider's (`mcp`, `custom`, `namespace` have
+    names, yet are not ours to rank)."""
     forced = forced_tool(body)
-    built_in = [key for key, tool in zip(_engine_keys(tools), tools, strict=True) if not tool_name(tool)]
+    responses = is_responses_body(body)
+    built_in = [key for key, tool in zip(_engine_keys(tools), tools, strict=True)
+                if not tool_name(tool) or (responses and tool.get("type") != "function")]
     return (*([forced] if forced else []), *built_in)
 
 
@@ -264,8 +274,17 @@ def replace_tools(body: dict, match: Any, kept: list[dict], options: FilterOptio
 
 
 def find_query(body: dict, options: FilterOptions) -> str:
+    if options.query_path == DEFAULT_QUERY_PATH and is_responses_body(body):
+        return responses_query(body["input"])
     matches = _find(options.query_path, "query_path", body)
     return "\n".join(t for t in (content_text(m.value) for m in matches) if t)
+
+
+def responses_query(given: str | list) -> str:
+    """The query of a Responses body: its `input` text, or its last user message with text (the
+    items after it are the function calls and outputs of the same request). With
+    `previous_response_id` the history is the upstream's, so this is the new turn's input alone."""
+    return given.strip() if isinstance(given, str) else last_user_text(given)
 
 
 def tool_name(tool: dict) -> str:

@@ -30,6 +30,29 @@ def anthropic_tools(functions=FUNCTIONS) -> list[dict]:
             for name, description in functions]
 
 
+def responses_tools(functions=FUNCTIONS) -> list[dict]:
+    """OpenAI Responses API function tools: flat, no `function` wrapper."""
+    return [{"type": "function", "name": name, "description": description, "strict": False,
+             "parameters": {"type": "object", "properties": {"input": {"type": "string"}}}}
+            for name, description in functions]
+
+
+# The Responses API's own tools: the provider runs them, the filter keeps them as sent.
+RESPONSES_BUILT_INS = [
+    {"type": "web_search"},
+    {"type": "file_search", "vector_store_ids": ["vs_1"]},
+    {"type": "code_interpreter", "container": {"type": "auto"}},
+    {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.deepwiki.com/mcp", "require_approval": "never"},
+    {"type": "custom", "name": "run_sql", "description": "Run a SQL query on the warehouse"},
+]
+
+
+def responses_body(query: str, tools: list[dict] | None = None, **extra) -> dict:
+    return {"model": "gpt-5", "instructions": "You are helpful.",
+            "input": [{"role": "user", "content": [{"type": "input_text", "text": query}]}],
+            "tools": responses_tools() if tools is None else tools, **extra}
+
+
 def openai_body(query: str, tools: list[dict] | None = None, **extra) -> dict:
     return {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are helpful."},
                                             {"role": "user", "content": query}],
