@@ -21,8 +21,9 @@ from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
-Kind = Literal["openai", "anthropic"]
-PATHS: dict[str, str] = {"openai": "/chat/completions", "anthropic": "/messages"}
+# "responses": OpenAI's Responses API, on the OpenAI upstream with its key.
+Kind = Literal["openai", "anthropic", "responses"]
+PATHS: dict[str, str] = {"openai": "/chat/completions", "anthropic": "/messages", "responses": "/responses"}
 # Request headers worth passing on; credentials are handled apart (see `upstream_headers`).
 FORWARDED_REQUEST_HEADERS = ("content-type", "accept", "anthropic-version", "anthropic-beta",
                              "openai-organization", "openai-project", "openai-beta", "user-agent")
@@ -48,7 +49,7 @@ class UpstreamReply:
 
 
 def upstream_url(kind: Kind) -> str:
-    base = settings.PROXY_UPSTREAM_BASE_URL if kind == "openai" else settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL
+    base = settings.PROXY_ANTHROPIC_UPSTREAM_BASE_URL if kind == "anthropic" else settings.PROXY_UPSTREAM_BASE_URL
     return base.rstrip("/") + PATHS[kind]
 
 

@@ -5,6 +5,9 @@
   the first delta of each call (later deltas carry only argument fragments).
 - Anthropic messages: `content[]` blocks of type `tool_use` (their `name`); streamed, the
   `content_block_start` event of each such block.
+- OpenAI responses: `output[]` items of type `function_call` (and `custom_tool_call`), their `name`;
+  streamed, the item of each `response.output_item.added`/`.done` event, and the whole response
+  that `response.completed` carries.
 
 Names come back as the model spelled them, i.e. as the request offered them (for OpenAI and
 Anthropic, `files__read_file`); the caller maps them to catalog names.
@@ -16,7 +19,10 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-Kind = Literal["openai", "anthropic"]
+Kind = Literal["openai", "anthropic", "responses"]
+RESPONSES_CALL_TYPES = ("function_call", "custom_tool_call")
+# The events that end a Responses stream with its answer whole (`response.failed` ends it with none).
+RESPONSES_END_EVENTS = ("response.completed", "response.incomplete")
 # Longest SSE line kept while waiting for its end: a longer one (a huge text delta) is skipped,
 # it cannot be a tool call's first event, and the relay must not buffer without bound.
 MAX_LINE_BYTES = 1_000_000
@@ -34,6 +40,8 @@ def called_in_answer(kind: Kind, body: bytes) -> list[str] | None:
     if kind == "openai":
         for choice in _dicts(answer.get("choices")):
             _openai_calls(_dict(choice.get("message")), names)
+    elif kind == "responses":
+        _responses_calls(answer, names)
     else:
         for block in _dicts(answer.get("content")):
             if block.get("type") == "tool_use":
@@ -46,7 +54,8 @@ class StreamedToolCalls:
 
     `feed` every chunk (after it went on to the client), `close` at the end; `names` is the
     answer's tools in order, and `finished` says whether the stream reached its end (OpenAI's
-    `[DONE]` or a choice's `finish_reason`, Anthropic's `message_stop`): a stream broken off
+    `[DONE]` or a choice's `finish_reason`, Anthropic's `message_stop`, the Responses API's
+    `response.completed` or `response.incomplete`): a stream broken off
     before it says nothing of the tools it would have called. Only the unfinished last line and
     the current event's data lines are kept between chunks.
     """
@@ -104,6 +113,8 @@ class StreamedToolCalls:
             for choice in _dicts(event.get("choices")):
                 _openai_calls(_dict(choice.get("delta")), self.names)
                 self.finished = self.finished or bool(choice.get("finish_reason"))
+        elif self.kind == "responses":
+            self._responses_event(event)
         elif event.get("type") == "message_stop":
             self.finished = True
         elif event.get("type") == "content_block_start":
@@ -111,11 +122,29 @@ class StreamedToolCalls:
             if block.get("type") == "tool_use":
                 _add(self.names, block.get("name"))
 
+    def _responses_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind in ("response.output_item.added", "response.output_item.done"):
+            _responses_item(_dict(event.get("item")), self.names)
+        elif kind in RESPONSES_END_EVENTS:
+            self.finished = True
+            _responses_calls(_dict(event.get("response")), self.names)
+
 
 def _openai_calls(message: dict[str, Any], names: list[str]) -> None:
     for call in _dicts(message.get("tool_calls")):
         _add(names, _dict(call.get("function")).get("name"))
     _add(names, _dict(message.get("function_call")).get("name"))
+
+
+def _responses_calls(response: dict[str, Any], names: list[str]) -> None:
+    for item in _dicts(response.get("output")):
+        _responses_item(item, names)
+
+
+def _responses_item(item: dict[str, Any], names: list[str]) -> None:
+    if item.get("type") in RESPONSES_CALL_TYPES:
+        _add(names, item.get("name"))
 
 
 def _add(names: list[str], name: Any) -> None:

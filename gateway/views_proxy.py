@@ -1,4 +1,4 @@
-"""The OpenAI/Anthropic-compatible proxy: POST /v1/chat/completions and POST /v1/messages.
+"""The OpenAI/Anthropic-compatible proxy: POST /v1/chat/completions, POST /v1/responses and POST /v1/messages.
 
 Our key travels in `X-Toolrouter-Key` (then the client's own `Authorization` or
 `x-api-key` goes upstream untouched), or as the client's usual credential
@@ -48,6 +48,10 @@ logger = logging.getLogger(__name__)
 
 KEY_HEADER = "X-Toolrouter-Key"
 T = TypeVar("T")
+# Deferred loading rewrites the conversation (`messages`) and replays a whole answer as events; the
+# Responses API's conversation is `input` or the upstream's own (`previous_response_id`), so not yet.
+DEFERRED_UNSUPPORTED = ("Deferred loading (\"defer_loading\": true) is not supported for the Responses API "
+                        "(/v1/responses) yet: send these tools without the flag, or use /v1/chat/completions.")
 
 
 class ProxyKeyAuthentication(authentication.BaseAuthentication):
@@ -102,6 +106,7 @@ PROXY_RESPONSES = {
 class ProxyView(APIView):
     required_scope = "route"
     kind: proxy.Kind = "openai"
+    serves_deferred = True  # deferred loading, and the fail-safe that puts every tool behind the search tool
     authentication_classes = [ProxyKeyAuthentication]
     parser_classes: list = []
     content_negotiation_class = IgnoreAccept
@@ -119,14 +124,15 @@ class ProxyView(APIView):
         forced = filter_gateway.forced_tool(body) if body is not None else None  # never deferred
         pinned = tuple({spelling for name in (*options.pinned, *([forced] if forced else []))
                         for spelling in (name, external_name(name))})
-        plan = deferred.plan(self.kind, body, pinned=pinned)
+        plan = self._deferred_plan(body, pinned)
         fail_safe = None
         if plan is not None:  # deferred loading skips the filter, not its checks and limits
             checked = plan.body  # the client's body, as sent
             filter_input(lambda: (filter_gateway.find_tools(checked, options), filter_gateway.find_query(checked, options)))
         else:
             outcome = run_filter(raw, options, body)  # the body read above, not parsed again
-            if not outcome.fail_safe:
+            # Without deferred loading, nothing selected keeps every tool, as the filter gateway does.
+            if not outcome.fail_safe or not self.serves_deferred:
                 logged = LoggedRequest(outcome, api_key_of(request), "proxy", started)
                 with logged.unless_answered():
                     reply = _forwarded(lambda: proxy.forward(
@@ -144,6 +150,13 @@ class ProxyView(APIView):
         return _deferred_response(plan, turn, stream=_wants_stream(raw), fail_safe=fail_safe,
                                   request_id=logged.outcome.request_id)
 
+    def _deferred_plan(self, body: Any, pinned: tuple[str, ...]) -> deferred.Plan | None:
+        if self.serves_deferred:
+            return deferred.plan(self.kind, body, pinned=pinned)
+        if deferred.plan(self.kind, body) is not None:
+            raise ApiError(400, "invalid_request", DEFERRED_UNSUPPORTED)
+        return None
+
 
 class ChatCompletionsView(ProxyView):
     kind = "openai"
@@ -151,6 +164,13 @@ class ChatCompletionsView(ProxyView):
 
 class MessagesView(ProxyView):
     kind = "anthropic"
+
+
+class ResponsesView(ProxyView):
+    """OpenAI's Responses API: what the OpenAI SDK's `client.responses.create` calls."""
+
+    kind = "responses"
+    serves_deferred = False
 
 
 def _forwarded(call: Callable[[], T]) -> T:

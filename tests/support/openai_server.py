@@ -12,9 +12,10 @@ answered at `dimensions` (the server's) whatever the request says.
 Requests with `"stream": true` are answered with server-sent events, one chunk every
 `stream_chunk_delay` seconds (`stream_finished` is set once the last one is written; with
 `stream_cut_after`, the connection drops after that many events, as an upstream that breaks off);
-/v1/messages speaks Anthropic's Messages API the same way. With `calls_tools` set (a function
-of the request body giving tool names), every answer, streamed or not and in both formats,
-calls those tools after a line of text, as the real APIs do.
+/v1/messages speaks Anthropic's Messages API the same way, /v1/responses OpenAI's Responses API
+(output items; streamed as its typed events, ending with `response.completed`). With `calls_tools`
+set (a function of the request body giving tool names), every answer, streamed or not and in every
+format, calls those tools after a line of text, as the real APIs do.
 """
 from __future__ import annotations
 
@@ -104,6 +105,10 @@ class FakeOpenAI(LocalServer):
                     return self._stream(fake.message_events(body))
                 if self.path.endswith("/messages"):
                     return self._reply(200, fake.message(body))
+                if self.path.endswith("/responses") and body.get("stream"):
+                    return self._stream(fake.response_events(body))
+                if self.path.endswith("/responses"):
+                    return self._reply(200, fake.response(body))
                 return self._reply(404, {"error": {"message": f"no route {self.path}"}})
 
             def _reply(self, status: int, payload: dict) -> None:
@@ -277,6 +282,50 @@ class FakeOpenAI(LocalServer):
                 + deltas + [event("content_block_stop", {"index": 0})] + uses
                 + [event("message_delta", {"delta": {"stop_reason": stop}, "usage": {"output_tokens": 3}}),
                    event("message_stop", {})])
+
+
+    def response(self, body: dict) -> dict:
+        """A Responses API answer: a message item with one line of text, then a function_call item per tool."""
+        calls = [{"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}", "name": name,
+                  "arguments": '{"input": 1}', "status": "completed"}
+                 for i, name in enumerate(self.calls_tools(body) if self.calls_tools else [])]
+        text = {"type": "output_text", "text": "Hello from upstream", "annotations": []}
+        message = {"type": "message", "id": "msg_0", "role": "assistant", "status": "completed", "content": [text]}
+        return {"id": "resp_test", "object": "response", "created_at": 0, "status": "completed",
+                "model": body.get("model", ""), "output": [message, *calls], "parallel_tool_calls": True,
+                "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
+                "previous_response_id": body.get("previous_response_id"),
+                "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                          "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 4}}
+
+    def response_events(self, body: dict) -> list[str]:
+        """The same answer as the Responses API streams it: typed events, each item opened and closed,
+        the text and each call's arguments in deltas, then `response.completed` with the whole response."""
+        whole = self.response(body)
+        message, calls = whole["output"][0], whole["output"][1:]
+        payloads: list[dict] = [{"type": "response.created", "response": {**whole, "status": "in_progress", "output": []}},
+                                {"type": "response.output_item.added", "output_index": 0,
+                                 "item": {**message, "status": "in_progress", "content": []}},
+                                {"type": "response.content_part.added", "item_id": "msg_0", "output_index": 0,
+                                 "content_index": 0, "part": {**message["content"][0], "text": ""}}]
+        payloads += [{"type": "response.output_text.delta", "item_id": "msg_0", "output_index": 0, "content_index": 0,
+                      "delta": word, "logprobs": []} for word in ["Hello", " from", " upstream"]]
+        payloads += [{"type": "response.output_text.done", "item_id": "msg_0", "output_index": 0, "content_index": 0,
+                      "text": "Hello from upstream", "logprobs": []},
+                     {"type": "response.content_part.done", "item_id": "msg_0", "output_index": 0, "content_index": 0,
+                      "part": message["content"][0]},
+                     {"type": "response.output_item.done", "output_index": 0, "item": message}]
+        for index, call in enumerate(calls, start=1):
+            payloads += [{"type": "response.output_item.added", "output_index": index,
+                          "item": {**call, "arguments": "", "status": "in_progress"}}]
+            payloads += [{"type": "response.function_call_arguments.delta", "item_id": call["id"],
+                          "output_index": index, "delta": part} for part in ('{"in', 'put": 1}')]
+            payloads += [{"type": "response.function_call_arguments.done", "item_id": call["id"],
+                          "output_index": index, "arguments": call["arguments"]},
+                         {"type": "response.output_item.done", "output_index": index, "item": call}]
+        payloads.append({"type": "response.completed", "response": whole})
+        return [f"event: {p['type']}\ndata: {json.dumps({**p, 'sequence_number': n})}\n\n"
+                for n, p in enumerate(payloads)]
 
 
 def provider_settings(server: FakeOpenAI, model: str = "fake-embed") -> dict[str, str]:
