@@ -219,6 +219,14 @@ def is_responses_body(body: dict) -> bool:
     return isinstance(body.get("input"), (str, list)) and "messages" not in body
 
 
+def upstream_searches_tools(body: dict) -> bool:
+    """A Responses body with OpenAI's own `{"type": "tool_search"}`: the client chose the upstream's
+    tool search over its deferred (`defer_loading`) tools, so they must reach it untouched."""
+    tools = body.get("tools")
+    return (is_responses_body(body) and isinstance(tools, list)
+            and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in tools))
+
+
 def forced_tool(body: dict) -> str | None:
     """The tool `tool_choice` makes the model call (OpenAI's {"type": "function", "function": {"name"}},
     the Responses API's flat {"type": "function", "name"}, Anthropic's {"type": "tool", "name"}):
@@ -328,6 +336,8 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
     options = replace(options, needed=tools_the_body_needs(body, tools))
     tokens_before = count_text(definition_json(tools))
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
+    if upstream_searches_tools(body):
+        return _unchanged(raw, tools, tokens_before, query, passthrough="upstream-tool-search")
     if not query:
         return _unchanged(raw, tools, tokens_before, query, passthrough="no-query")
     provider = get_provider()

@@ -50,8 +50,9 @@ KEY_HEADER = "X-Toolrouter-Key"
 T = TypeVar("T")
 # Deferred loading rewrites the conversation (`messages`) and replays a whole answer as events; the
 # Responses API's conversation is `input` or the upstream's own (`previous_response_id`), so not yet.
-DEFERRED_UNSUPPORTED = ("Deferred loading (\"defer_loading\": true) is not supported for the Responses API "
-                        "(/v1/responses) yet: send these tools without the flag, or use /v1/chat/completions.")
+DEFERRED_UNSUPPORTED = ("Deferred loading (\"defer_loading\": true) is served by toolrouter for /v1/chat/completions "
+                        "and /v1/messages only: on /v1/responses add OpenAI's own {\"type\": \"tool_search\"} tool, "
+                        "whose search the upstream runs, or send these tools without the flag.")
 
 
 class ProxyKeyAuthentication(authentication.BaseAuthentication):
@@ -153,7 +154,7 @@ class ProxyView(APIView):
     def _deferred_plan(self, body: Any, pinned: tuple[str, ...]) -> deferred.Plan | None:
         if self.serves_deferred:
             return deferred.plan(self.kind, body, pinned=pinned)
-        if deferred.plan(self.kind, body) is not None:
+        if deferred.plan(self.kind, body) is not None and not filter_gateway.upstream_searches_tools(body):
             raise ApiError(400, "invalid_request", DEFERRED_UNSUPPORTED)
         return None
 

@@ -63,3 +63,11 @@ def test_a_follow_up_turn_is_filtered_by_its_new_input_alone(route_client) -> No
     assert response.status_code == 200 and "X-Toolrouter-Passthrough" not in response
     assert tool_names(json.loads(response.content)) == ["book_flight"]
 
+
+
+def test_a_body_with_openais_own_tool_search_goes_on_unchanged(route_client) -> None:
+    deferred = [{**tool, "defer_loading": True} for tool in responses_tools()]
+    body = responses_body("What is the weather like in San Francisco?", tools=[*deferred, {"type": "tool_search"}])
+    response = post_filter(route_client, body, "limit=2")
+    assert response.status_code == 200 and response["X-Toolrouter-Passthrough"] == "upstream-tool-search"
+    assert json.loads(response.content) == body  # the upstream searches every deferred tool itself

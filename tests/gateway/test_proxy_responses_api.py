@@ -133,5 +133,14 @@ def test_deferred_loading_is_refused_before_the_upstream(live_server, upstream, 
     response = httpx.post(f"{live_server.url}/v1/responses", json=responses_body("weather in Paris", tools=tools),
                           headers={"Authorization": f"Bearer {our_key}"})
     assert response.status_code == 400 and response.json()["error"] == "invalid_request"
-    assert "not supported for the Responses API" in response.json()["message"]
+    assert "tool_search" in response.json()["message"]  # says how to defer on this path
     assert upstream.requests == []
+
+
+def test_deferred_tools_with_openais_own_tool_search_reach_the_upstream_untouched(live_server, upstream,
+                                                                                   our_key) -> None:
+    tools = [*({**t, "defer_loading": True} for t in responses_tools()), {"type": "tool_search"}]
+    response = httpx.post(f"{live_server.url}/v1/responses", json=responses_body("weather in Paris", tools=tools),
+                          headers={"Authorization": f"Bearer {our_key}"})
+    assert response.status_code == 200 and response.headers["x-toolrouter-passthrough"] == "upstream-tool-search"
+    assert sent_tools(upstream) == tools
