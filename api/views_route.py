@@ -78,16 +78,21 @@ class ToolSearchView(APIView):
         return Response(body, headers={"Server-Timing": outcome.server_timing})
 
 
+# The formats an LLM API takes tools in (the meta-tool's MCP form is the MCP door's tools/list).
+DEFINITION_FORMATS = ("openai", "responses", "anthropic")
+
+
 class ToolSearchDefinitionView(APIView):
     required_scope = "route"
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=["openai", "anthropic"], default="openai")],
+        parameters=[OpenApiParameter("format", str, enum=list(DEFINITION_FORMATS), default="openai")],
         responses=with_errors(DefinitionResponseSerializer),
         summary="The tool_search meta-tool's definition and a minimal system prompt",
     )
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "openai")
-        if fmt not in ("openai", "anthropic"):
-            raise ApiError(400, "invalid_request", "format must be 'openai' or 'anthropic'.", {"format": fmt})
+        if fmt not in DEFINITION_FORMATS:
+            raise ApiError(400, "invalid_request", "format must be 'openai', 'responses' or 'anthropic'.",
+                           {"format": fmt, "allowed": list(DEFINITION_FORMATS)})
         return Response(tool_search_definition(fmt))

@@ -17,7 +17,7 @@ for the weights each catalog is ranked with, lexical.py / vectors.py for the two
 from . import adaptive, explicit, scoring
 from .adapter import QueryAdapter
 from .calibration import CalibrationResult, ConfirmedQuery, calibrate
-from .formats import render_tool
+from .formats import render_definition, render_tool
 from .index import RoutingIndex, build_index
 from .lexical import tokenize
 from .llm_category import OpenAICategorySelector
@@ -64,7 +64,6 @@ __all__ = [
     "CatalogSnapshot", "CategoryEntry", "FallbackKind", "Format", "Match", "Mode", "NameMap", "OpenAICategorySelector",
     "RouteRequest", "RouteResult", "RoutingIndex", "Strategy", "StrategyInfo", "TokenFigures", "ToolEntry", "build_index",
     "adaptive", "category_embedding_text", "count_text", "definition_json", "explicit", "external_name", "hashed_name",
-    "is_catalog_name",
-    "is_provider_name", "render_tool", "route", "sanitize_name", "scoring", "split_identifier", "split_needs", "text_hash",
-    "tokenize", "tool_embedding_text",
+    "is_catalog_name", "is_provider_name", "render_definition", "render_tool", "route", "sanitize_name", "scoring",
+    "split_identifier", "split_needs", "text_hash", "tokenize", "tool_embedding_text",
 ]

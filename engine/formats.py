@@ -1,7 +1,7 @@
 """Tool definitions in the formats agents consume.
 
-Names in OpenAI and Anthropic definitions come from `names.NameMap` (the one mapping every
-door uses); MCP and "names" keep the real name.
+Names in OpenAI (Chat Completions and Responses) and Anthropic definitions come from
+`names.NameMap` (the one mapping every door uses); MCP and "names" keep the real name.
 """
 from __future__ import annotations
 
@@ -12,16 +12,20 @@ from .types import ToolEntry
 
 def render_tool(tool: ToolEntry, fmt: str, external_name: str) -> Any:
     """One definition in `fmt`. Parameters are passed through untouched."""
-    parameters = tool.schema() or {"type": "object", "properties": {}}
+    name = tool.name if fmt in ("mcp", "names") else external_name
+    return render_definition(fmt, name, tool.description, tool.schema() or {"type": "object", "properties": {}})
+
+
+def render_definition(fmt: str, name: str, description: str, parameters: dict[str, Any]) -> Any:
+    """A tool's definition in `fmt` from its parts, the name as the format must carry it."""
     if fmt == "openai":
-        return {
-            "type": "function",
-            "function": {"name": external_name, "description": tool.description, "parameters": parameters},
-        }
+        return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+    if fmt == "responses":  # OpenAI's Responses API: the same function tool, flat
+        return {"type": "function", "name": name, "description": description, "parameters": parameters}
     if fmt == "anthropic":
-        return {"name": external_name, "description": tool.description, "input_schema": parameters}
+        return {"name": name, "description": description, "input_schema": parameters}
     if fmt == "mcp":
-        return {"name": tool.name, "description": tool.description, "inputSchema": parameters}
+        return {"name": name, "description": description, "inputSchema": parameters}
     if fmt == "names":
-        return tool.name
+        return name
     raise ValueError(f"unknown format {fmt!r}")

@@ -24,7 +24,7 @@ CATALOG_NAME_MAX = 128
 PROVIDER_NAME_MAX = 64
 _HASH_LEN = 8
 # The formats whose tool names must match PROVIDER_NAME_RE; the others carry the catalog name.
-MAPPED_FORMATS = frozenset({"openai", "anthropic"})
+MAPPED_FORMATS = frozenset({"openai", "responses", "anthropic"})
 _ILLEGAL_CATALOG = re.compile(r"[^A-Za-z0-9_.-]+")
 _ILLEGAL_PROVIDER = re.compile(r"[^A-Za-z0-9_-]")
 

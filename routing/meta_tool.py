@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import render_definition
+
 TOOL_SEARCH_NAME = "tool_search"
 
 DESCRIPTION = (
@@ -45,14 +47,8 @@ If you can answer without tools, answer directly."""
 
 
 def tool_search_tool(fmt: str, name: str = TOOL_SEARCH_NAME) -> Any:
-    """The meta-tool's definition in a route format: openai, anthropic, mcp, or names."""
-    if fmt == "names":
-        return name
-    if fmt == "anthropic":
-        return {"name": name, "description": DESCRIPTION, "input_schema": PARAMETERS}
-    if fmt == "mcp":
-        return {"name": name, "description": DESCRIPTION, "inputSchema": PARAMETERS}
-    return {"type": "function", "function": {"name": name, "description": DESCRIPTION, "parameters": PARAMETERS}}
+    """The meta-tool's definition in a route format: openai, responses, anthropic, mcp, or names."""
+    return render_definition(fmt, name, DESCRIPTION, PARAMETERS)
 
 
 def tool_search_definition(fmt: str) -> dict[str, Any]:
