@@ -10,12 +10,23 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
+from shared.storable_text import unstorable_character
 from toolcatalog import selectors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
 from .schema import CATALOG_NAME_SCHEMA
 from .serializers_base import StrictBooleanField, StrictCharField, StrictSerializer
+
+
+class CatalogNameRelatedField(serializers.SlugRelatedField):
+    """Another catalog object, by its name. A name the database cannot hold (a NUL) is no object's:
+    a 400 saying so, not the lookup failing in PostgreSQL (a 500)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and (unstorable := unstorable_character(data)):
+            raise serializers.ValidationError(f"No object has this name: it holds {unstorable}.")
+        return super().to_internal_value(data)
 
 
 class ModelValidatingSerializer(serializers.ModelSerializer):
@@ -71,7 +82,7 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
 
 
 class CategorySerializer(ModelValidatingSerializer):
-    parent = serializers.SlugRelatedField(  # type: ignore[assignment]  # a field, not the base's parent serializer
+    parent = CatalogNameRelatedField(  # type: ignore[assignment]  # a field, not the base's parent serializer
         slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
     embedding_status = serializers.CharField(read_only=True)
 
@@ -84,8 +95,8 @@ class CategorySerializer(ModelValidatingSerializer):
 
 
 class ToolSerializer(ModelValidatingSerializer):
-    category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
-    related_tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
+    category = CatalogNameRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
+    related_tools = CatalogNameRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
     hypothetical_queries = serializers.SerializerMethodField()
     embedding_status = serializers.CharField(read_only=True)
     embedding_error = serializers.CharField(read_only=True)
@@ -110,9 +121,9 @@ class ToolSerializer(ModelValidatingSerializer):
 
 
 class ToolsetSerializer(ModelValidatingSerializer):
-    tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
-    categories = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all(), many=True, required=False)
-    pinned_tools = serializers.SlugRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False,
+    tools = CatalogNameRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
+    categories = CatalogNameRelatedField(slug_field="name", queryset=Category.objects.all(), many=True, required=False)
+    pinned_tools = CatalogNameRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False,
                                                 help_text="Always sent to this toolset's callers, whatever the query.")
 
     class Meta:
