@@ -2,6 +2,7 @@
 generated from /api/schema/ and schema-checking tools know what comes back."""
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -180,9 +181,32 @@ def serializer_of(generator: Any, component: str) -> object:
         return None
 
 
+def answer_component(schemas: dict, generator: Any, request_name: str) -> dict:
+    """The answer component a request component was split from (COMPONENT_SPLIT_REQUEST names it
+    `{name}Request`, `Patched{name}Request` for PATCH); {} if none."""
+    name = request_name.removeprefix("Patched").removesuffix("Request")
+    same = type(serializer_of(generator, name)) is type(serializer_of(generator, request_name))
+    return schemas.get(name, {}) if same else {}
+
+
+READ_ONLY_IN_REQUESTS = "Read-only: a request may carry it, as an object read with GET does; it changes nothing."
+
+
+def declare_read_only_fields(request_schema: dict, answer_schema: dict) -> None:
+    """The answer's read-only fields, which COMPONENT_SPLIT_REQUEST leaves out of the request
+    component, declared there as what they are for the server: taken and ignored (readOnly)."""
+    properties = request_schema.setdefault("properties", {})
+    for field, schema in answer_schema.get("properties", {}).items():
+        if schema.get("readOnly") and field not in properties:
+            description = " ".join(filter(None, [schema.get("description"), READ_ONLY_IN_REQUESTS]))
+            properties[field] = {**copy.deepcopy(schema), "description": description}
+
+
 def declare_what_requests_may_hold(result: dict, generator: Any, request: Any, public: bool) -> dict:
     """drf-spectacular postprocessing hook: request components say what their serializer refuses.
-    - No unknown fields (`additionalProperties: false`) where the serializer sets `refuses_unknown_fields`.
+    - No unknown fields (`additionalProperties: false`) where the serializer sets `refuses_unknown_fields`;
+      its answer's read-only fields declared (readOnly) where it sets `accepts_its_read_only_fields`,
+      so that an object read with GET and sent back whole is valid under the schema, as for the server.
     - A serializer's `request_field_schemas` (e.g. a catalog name's pattern) added to its fields.
     - The Retry-After header of every 429 and 503 answer."""
     schemas = result.get("components", {}).get("schemas", {})
@@ -190,6 +214,8 @@ def declare_what_requests_may_hold(result: dict, generator: Any, request: Any, p
         serializer = serializer_of(generator, name)
         if getattr(serializer, "refuses_unknown_fields", False):
             schemas[name]["additionalProperties"] = False
+        if getattr(serializer, "accepts_its_read_only_fields", False):
+            declare_read_only_fields(schemas[name], answer_component(schemas, generator, name))
         properties = schemas[name].get("properties", {})
         for field, schema in getattr(serializer, "request_field_schemas", {}).items():
             if field in properties:

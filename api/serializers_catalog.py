@@ -31,10 +31,13 @@ class CatalogNameRelatedField(serializers.SlugRelatedField):
 
 class ModelValidatingSerializer(serializers.ModelSerializer):
     """Unknown fields rejected; booleans and strings must be JSON booleans and strings (`"yes"` is
-    not true, `5` is not a name); model validation (names, JSON Schema, cycles) turned into 400s."""
+    not true, `5` is not a name); model validation (names, JSON Schema, cycles) turned into 400s.
+    The read-only fields of the object's own answer are taken and ignored, so that an object read
+    with GET can be sent back whole with PUT, as clients (generated ones too) do."""
 
     # What the published schema's request components add (api/schema.py declare_what_requests_may_hold).
     refuses_unknown_fields = True
+    accepts_its_read_only_fields = True
     request_field_schemas: dict[str, dict] = {"name": CATALOG_NAME_SCHEMA}
 
     serializer_field_mapping = {
@@ -47,11 +50,19 @@ class ModelValidatingSerializer(serializers.ModelSerializer):
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, dict):
             raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
-        writable = [name for name, f in self.fields.items() if not f.read_only]
-        unknown = unknown_field_errors(data, writable, "Unknown or read-only field.")
+        unknown = unknown_field_errors(data, self.fields)
         if unknown:
             raise serializers.ValidationError(unknown)
-        return super().to_internal_value(data)
+        refused = {name: [message] for name, value in data.items()
+                   if self.fields[name].read_only and (message := self.read_only_value_error(name, value))}
+        if refused:
+            raise serializers.ValidationError(refused)
+        return super().to_internal_value(data)  # which leaves the read-only fields out
+
+    def read_only_value_error(self, name: str, value: Any) -> str | None:
+        """Why a read-only field's value is refused, where ignoring it would mislead the sender
+        (None: ignored, as DRF ignores read-only fields; created_at and the like are the server's)."""
+        return None
 
     def _save(self, instance, validated_data: dict) -> Any:
         many = {k: validated_data.pop(k) for k in list(validated_data)
@@ -97,7 +108,9 @@ class CategorySerializer(ModelValidatingSerializer):
 class ToolSerializer(ModelValidatingSerializer):
     category = CatalogNameRelatedField(slug_field="name", queryset=Category.objects.all(), allow_null=True, required=False)
     related_tools = CatalogNameRelatedField(slug_field="name", queryset=Tool.objects.all(), many=True, required=False)
-    hypothetical_queries = serializers.SerializerMethodField()
+    hypothetical_queries = serializers.SerializerMethodField(
+        help_text="Curated in the admin and brought by imports: a request may only send back the tool's "
+                  "own list (another is a 400).")
     embedding_status = serializers.CharField(read_only=True)
     embedding_error = serializers.CharField(read_only=True)
 
@@ -118,6 +131,16 @@ class ToolSerializer(ModelValidatingSerializer):
 
     def get_hypothetical_queries(self, tool: Tool) -> list[str]:
         return [q.text for q in tool.hypothetical_queries.all()]
+
+    def read_only_value_error(self, name: str, value: Any) -> str | None:
+        # Queries are curated in the admin and come with imports: a client that edits the list and
+        # sends it would believe it saved, so only the tool's own list (as GET gives it) is taken.
+        if name != "hypothetical_queries":
+            return None
+        if value == (self.get_hypothetical_queries(self.instance) if self.instance else []):
+            return None
+        return ("Hypothetical queries are not written through this endpoint (edit them in the admin, or import "
+                "the tool with them); send the tool's own list, or leave the field out.")
 
 
 class ToolsetSerializer(ModelValidatingSerializer):
