@@ -6,7 +6,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
@@ -70,6 +70,29 @@ EXPORT_FORMAT_SCHEMAS: dict[str, dict] = {
             "name": {"type": "string"}, "description": {"type": "string"}, "inputSchema": _JSON_SCHEMA,
             "annotations": {"type": "object"}}}}}},
 }
+# --- POST /api/v1/catalog/import: the body's second form (api/views_catalog.py import_options), beside
+# the `{"document": ...}` wrapper. Any JSON object without a top-level `document` key, or any list: the
+# importer tells the format from the content (or `?format=`), so no narrower shape would be the truth.
+IMPORT_DOCUMENT_SCHEMA = {
+    "description": "The document itself, its options as the query parameters: a toolcatalog/v1 document (what "
+                   "GET /api/v1/catalog/export answers), an OpenAI or Anthropic tools list, an MCP tools/list "
+                   "answer, an OpenAPI 3 spec. An object with a top-level `document` key is the wrapper form.",
+    "oneOf": [{"type": "object", "not": {"required": ["document"]}}, {"type": "array", "items": {}}],
+}
+
+
+# drf-spectacular requires a body whose component has required fields; the import's two forms, a
+# oneOf, have none of their own, though an empty body is neither.
+REQUIRED_BODIES = {"#/components/schemas/ImportBodyRequest"}
+
+
+class ImportDocumentScheme(OpenApiSerializerExtension):
+    target_class = "api.serializers_catalog.ImportDocumentSerializer"
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict:
+        return copy.deepcopy(IMPORT_DOCUMENT_SCHEMA)
+
+
 # anyOf, not oneOf: an empty catalog's OpenAI and Anthropic lists are the same `[]`.
 EXPORT_ANSWER = OpenApiResponse(
     {"anyOf": [EXPORT_FORMAT_SCHEMAS[fmt] for fmt in EXPORT_FORMATS]},
@@ -208,6 +231,7 @@ def declare_what_requests_may_hold(result: dict, generator: Any, request: Any, p
       its answer's read-only fields declared (readOnly) where it sets `accepts_its_read_only_fields`,
       so that an object read with GET and sent back whole is valid under the schema, as for the server.
     - A serializer's `request_field_schemas` (e.g. a catalog name's pattern) added to its fields.
+    - The bodies of REQUIRED_BODIES required.
     - The Retry-After header of every 429 and 503 answer."""
     schemas = result.get("components", {}).get("schemas", {})
     for name in request_components(result):
@@ -222,6 +246,9 @@ def declare_what_requests_may_hold(result: dict, generator: Any, request: Any, p
                 properties[field].update(schema)
     for path in result.get("paths", {}).values():
         for operation in path.values():
+            body = operation.get("requestBody", {}) if isinstance(operation, dict) else {}
+            if body.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref") in REQUIRED_BODIES:
+                body["required"] = True
             responses = operation.get("responses", {}) if isinstance(operation, dict) else {}
             for status, headers in STATUS_HEADERS.items():
                 if status in responses:

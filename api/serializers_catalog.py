@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_serializer
 from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
@@ -168,6 +168,16 @@ class ImportRequestSerializer(StrictSerializer):
     category = StrictCharField(required=False, allow_null=True, max_length=128, default=None,
                                help_text="An existing category for the tools the document leaves without one.")
     dry_run = StrictBooleanField(required=False, default=False)
+
+
+# The schema's name for the body's other form; its schema is api/schema.py IMPORT_DOCUMENT_SCHEMA.
+@extend_schema_serializer(component_name="ImportDocument")
+class ImportDocumentSerializer(serializers.Serializer):
+    """Documentation only: import_options (api/views_catalog.py) takes such a body as it is."""
+
+
+IMPORT_BODY = PolymorphicProxySerializer(component_name="ImportBody", resource_type_field_name=None,
+                                         serializers=[ImportRequestSerializer, ImportDocumentSerializer])
 
 
 class ImportCountsSerializer(serializers.Serializer):

@@ -20,6 +20,7 @@ from .pagination import CatalogPagination
 from .parsers import CatalogImportJSONParser
 from .schema import EXPORT_ANSWER, catalog_viewset_schema, with_errors
 from .serializers_catalog import (
+    IMPORT_BODY,
     IMPORT_FORMATS,
     CategorySerializer,
     ImportQuerySerializer,
@@ -85,7 +86,7 @@ class CatalogImportView(APIView):
     parser_classes = [CatalogImportJSONParser]
 
     @extend_schema(
-        request=ImportRequestSerializer, responses=with_errors(ImportReportSerializer, 499),
+        request=IMPORT_BODY, responses=with_errors(ImportReportSerializer, 499),
         parameters=[OpenApiParameter("format", str, enum=IMPORT_FORMATS, required=False),
                     OpenApiParameter("server_name", str, required=False),
                     OpenApiParameter("category", str, required=False),
