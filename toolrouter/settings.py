@@ -238,7 +238,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Returns the few tools each agent request needs, with their workflow guidance.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # Request components without the read-only fields: a fetched object can be sent back (PUT).
+    # Request components apart from answers: read-only fields are not required in a request (and are
+    # declared readOnly by api/schema.py, so a fetched object sent back whole is still valid).
     "COMPONENT_SPLIT_REQUEST": True,
     # Answer components list the fields always present; request components what the server refuses
     # (unknown fields, bad names), and 429/503 answers their Retry-After header.
