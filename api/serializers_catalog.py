@@ -156,7 +156,7 @@ class ToolsetSerializer(ModelValidatingSerializer):
         validators: list = []
 
 
-IMPORT_FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"]
+IMPORT_FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi", "gemini", "bedrock"]
 
 
 # Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST).

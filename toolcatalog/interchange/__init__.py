@@ -9,7 +9,7 @@ are mapped with the engine's one `NameMap`.
     export_catalog(parsed.to_document(), "openai")
 """
 
-from .detect import ANTHROPIC, FORMATS, MCP, OPENAI, OPENAPI, V1
+from .detect import ANTHROPIC, BEDROCK, FORMATS, GEMINI, MCP, OPENAI, OPENAPI, V1
 from .errors import InterchangeError, Rejection
 from .export import EXPORT_FORMATS, catalog_name_map, export_catalog, export_tool
 from .limits import DocumentLimits, LimitExceeded
@@ -17,8 +17,8 @@ from .model import ParsedCatalog, default_parameters
 from .parse import detect_format, parse_catalog
 
 __all__ = [
-    "ANTHROPIC", "EXPORT_FORMATS", "FORMATS", "MCP", "OPENAI", "OPENAPI", "V1", "DocumentLimits", "InterchangeError",
-    "LimitExceeded",
+    "ANTHROPIC", "BEDROCK", "EXPORT_FORMATS", "FORMATS", "GEMINI", "MCP", "OPENAI", "OPENAPI", "V1", "DocumentLimits",
+    "InterchangeError", "LimitExceeded",
     "ParsedCatalog", "Rejection", "catalog_name_map", "default_parameters", "detect_format", "export_catalog", "export_tool",
     "parse_catalog",
 ]

@@ -1,8 +1,9 @@
 """Recognise which interchange format a loaded document is in.
 
 Detection looks at the document's own markers (``format``, ``openapi``,
-``jsonrpc``) first and otherwise lets the entries of the tool list vote on
-their shape, so one malformed entry does not change the verdict.
+``jsonrpc``, ``toolConfig``, ``functionDeclarations``) first and otherwise lets
+the entries of the tool list vote on their shape, so one malformed entry does
+not change the verdict.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ OPENAI = "openai"
 ANTHROPIC = "anthropic"
 MCP = "mcp"
 OPENAPI = "openapi"
-FORMATS = (V1, OPENAI, ANTHROPIC, MCP, OPENAPI)
+GEMINI = "gemini"
+BEDROCK = "bedrock"
+FORMATS = (V1, OPENAI, ANTHROPIC, MCP, OPENAPI, GEMINI, BEDROCK)
+# A Gemini Tool object holds its functions under either spelling (REST and JS, or Python's).
+GEMINI_DECLARATIONS = ("functionDeclarations", "function_declarations")
+GEMINI_JSON_SCHEMA = ("parametersJsonSchema", "parameters_json_schema")
 _ALIASES = {"toolcatalog": V1, "v1": V1, "functions": OPENAI, "swagger": OPENAPI}
 
 
@@ -47,13 +53,23 @@ def entry_shape(entry: Any) -> str | None:
         return None
     if isinstance(entry.get("function"), dict) or entry.get("type") == "function":
         return OPENAI
+    if "toolSpec" in entry:
+        return BEDROCK
+    if any(key in entry for key in (*GEMINI_DECLARATIONS, *GEMINI_JSON_SCHEMA)):
+        return GEMINI
     if "input_schema" in entry:
         return ANTHROPIC
     if "inputSchema" in entry:
         return MCP
     if "parameters" in entry and "name" in entry:
-        return OPENAI  # legacy ``functions`` entry
+        # Gemini's declarations look like legacy ``functions`` entries, but write types in capitals.
+        return GEMINI if has_gemini_types(entry["parameters"]) else OPENAI
     return None
+
+
+def has_gemini_types(schema: Any) -> bool:
+    """True for a Gemini Schema object: its type in capitals ("OBJECT"), which JSON Schema has not."""
+    return isinstance(schema, dict) and isinstance(schema.get("type"), str) and schema["type"].isupper()
 
 
 def vote(entries: list[Any]) -> str | None:
@@ -79,7 +95,7 @@ def _detect_dict(data: dict[str, Any]) -> str:
             return V1
         raise InterchangeError(
             f"unsupported catalog format {data['format']!r}; this service reads {V1!r} "
-            "(or OpenAI, Anthropic, MCP and OpenAPI 3 tool lists)"
+            "(or OpenAI, Anthropic, MCP, Gemini and Bedrock tool lists and OpenAPI 3 specs)"
         )
     if "swagger" in data:
         raise InterchangeError(
@@ -92,6 +108,10 @@ def _detect_dict(data: dict[str, Any]) -> str:
         return MCP
     if isinstance(data.get("servers"), list) and all(_is_mcp_server_doc(s) for s in data["servers"]):
         return MCP
+    if isinstance(data.get("toolConfig"), dict):  # a Bedrock Converse request, or the toolConfig in one
+        return BEDROCK
+    if any(key in data for key in GEMINI_DECLARATIONS):  # one Gemini Tool object
+        return GEMINI
     if isinstance(data.get("tools"), list):
         if "categories" in data:
             return V1  # a v1 document that forgot its "format" line
@@ -104,8 +124,8 @@ def _detect_dict(data: dict[str, Any]) -> str:
             "this is a single tool definition; wrap it in a list (or in {\"tools\": [...]}) to import it"
         )
     raise InterchangeError(
-        "not a tool catalog: expected a toolcatalog/v1 document, an OpenAI/Anthropic/MCP tool list "
-        f"or an OpenAPI 3 spec; found {describe_keys(data)}"
+        "not a tool catalog: expected a toolcatalog/v1 document, an OpenAI/Anthropic/MCP tool list, Gemini "
+        f"function declarations, a Bedrock toolConfig or an OpenAPI 3 spec; found {describe_keys(data)}"
     )
 
 
@@ -121,8 +141,9 @@ def _detect_list(data: list[Any]) -> str:
            for e in data):
         return OPENAI  # functions that take no parameters, as {"tools": [...]} of them is read
     raise InterchangeError(
-        "not a tool list: none of the entries has 'parameters', 'input_schema', 'inputSchema' or "
-        f"'function', nor do all have a 'name' and a 'description'; first entry has {describe_keys(data[0])}"
+        "not a tool list: none of the entries has 'parameters', 'input_schema', 'inputSchema', 'function', "
+        "'functionDeclarations' or 'toolSpec', nor do all have a 'name' and a 'description'; first entry has "
+        f"{describe_keys(data[0])}"
     )
 
 

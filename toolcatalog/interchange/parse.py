@@ -7,14 +7,14 @@ from typing import Any
 
 from engine import NameMap
 
-from .detect import ANTHROPIC, MCP, OPENAI, OPENAPI, V1, canonical_format, detect_loaded, vote
+from .detect import ANTHROPIC, BEDROCK, GEMINI, MCP, OPENAI, OPENAPI, V1, canonical_format, detect_loaded, vote
 from .errors import InterchangeError
 from .limits import DocumentLimits
 from .loading import load_document
 from .mcp import parse_mcp
 from .model import ParsedCatalog
 from .openapi import parse_openapi
-from .providers import parse_anthropic, parse_openai
+from .providers import parse_anthropic, parse_bedrock, parse_gemini, parse_openai
 from .toolcatalog_v1 import parse_v1
 
 Document = dict[str, Any] | list[Any] | str | bytes
@@ -25,7 +25,7 @@ def _load(data: Document, limits: DocumentLimits | None = None) -> Any:
 
 
 def detect_format(data: Document) -> str:
-    """One of "toolcatalog/v1", "openai", "anthropic", "mcp", "openapi".
+    """One of "toolcatalog/v1", "openai", "anthropic", "mcp", "openapi", "gemini", "bedrock".
 
     Raises InterchangeError (with a message for a person) when the document
     matches none of them.
@@ -61,7 +61,7 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
     ``data`` is a loaded document or its JSON/YAML text.  ``format`` skips
     detection (and is checked against the document).  ``server_name`` names
     a single MCP server (its category and clash prefix).  ``name_map`` maps
-    provider-safe names from an earlier OpenAI or Anthropic export back to catalog names; the
+    provider-safe names from an earlier OpenAI, Anthropic, Gemini or Bedrock export back to catalog names; the
     other formats carry catalog names, so a name there is the tool of that name.
     Malformed entries land in ``rejected``; a document that is not a catalog
     raises InterchangeError, one that needs more work than ``limits`` allow
@@ -80,6 +80,8 @@ def parse_catalog(data: Document, format: str | None = None, *, server_name: str
         ANTHROPIC: lambda: parse_anthropic(doc, name_map, for_ranking=for_ranking),
         MCP: lambda: parse_mcp(doc, server_name, for_ranking=for_ranking),
         OPENAPI: lambda: parse_openapi(doc, limits, for_ranking=for_ranking),
+        GEMINI: lambda: parse_gemini(doc, name_map, for_ranking=for_ranking),
+        BEDROCK: lambda: parse_bedrock(doc, name_map, for_ranking=for_ranking),
     }
     parsed = parsers[fmt]()
     if server_name and fmt != MCP:

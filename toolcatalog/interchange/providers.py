@@ -1,6 +1,6 @@
-"""Import OpenAI and Anthropic tool lists.
+"""Import OpenAI, Anthropic, Gemini and Bedrock tool lists.
 
-Both carry only name, description and a parameter schema, so they map onto
+All carry only name, description and a parameter schema, so they map onto
 the v1 fields directly; everything else takes the SPEC defaults.
 """
 
@@ -10,9 +10,18 @@ from typing import Any
 
 from engine import NameMap
 
-from .detect import ANTHROPIC, OPENAI, describe_keys
+from .detect import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    GEMINI_DECLARATIONS,
+    GEMINI_JSON_SCHEMA,
+    OPENAI,
+    describe_keys,
+)
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
+from .schemas import openapi30_to_json_schema
 
 
 def openai_entries(doc: Any) -> list[Any]:
@@ -84,4 +93,105 @@ def parse_anthropic(doc: Any, name_map: NameMap | None = None, *, for_ranking: b
     builder = CatalogBuilder(ANTHROPIC, name_map, for_ranking=for_ranking)
     for index, entry in enumerate(anthropic_entries(doc)):
         builder.add_entry(index, entry, anthropic_fields)
+    return builder.finish()
+
+
+# What a function declaration may hold; an object with none of them is some other kind of tool.
+_DECLARATION_FIELDS = {"name", "description", "parameters", *GEMINI_JSON_SCHEMA, "response", "responseJsonSchema",
+                       "response_json_schema", "behavior"}
+
+
+def _gemini_declarations(tool: dict[str, Any]) -> Any:
+    return next((tool[key] for key in GEMINI_DECLARATIONS if key in tool), None)
+
+
+def gemini_entries(doc: Any) -> list[Any]:
+    """The function declarations of a Gemini Tool object, a ``tools`` list of them (alone or in a
+    generateContent request) or a bare declaration list. A tool object that holds no list of
+    declarations (a built-in tool such as ``googleSearch``, garbage) stays an entry of its own,
+    so that it is rejected with its reason."""
+    if isinstance(doc, dict) and _gemini_declarations(doc) is not None:
+        tools: list[Any] = [doc]
+    elif isinstance(doc, dict) and isinstance(doc.get("tools"), list):
+        tools = doc["tools"]
+    elif isinstance(doc, list):
+        is_tool_list = any(isinstance(e, dict) and _gemini_declarations(e) is not None for e in doc)
+        tools = doc if is_tool_list else [{"functionDeclarations": doc}]
+    else:
+        raise InterchangeError(
+            "expected Gemini function declarations ({\"functionDeclarations\": [...]}, a list of such tools, "
+            f"or a list of {{\"name\", \"description\", \"parameters\"}} declarations); found {describe_keys(doc)}"
+        )
+    entries: list[Any] = []
+    for tool in tools:
+        declarations = _gemini_declarations(tool) if isinstance(tool, dict) else None
+        entries += declarations if isinstance(declarations, list) else [tool]
+    return entries
+
+
+def gemini_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """v1 fields of one Gemini function declaration. ``parameters`` is Gemini's Schema (OpenAPI 3.0
+    with types in capitals), ``parametersJsonSchema`` plain JSON Schema; ``response`` is ignored."""
+    if _gemini_declarations(entry) is not None:
+        raise EntryError("'functionDeclarations' must be a list of function declarations")
+    if entry and not set(entry) & _DECLARATION_FIELDS:
+        raise EntryError(f"a Gemini tool of another kind ({', '.join(map(repr, entry))}) declares no functions; "
+                         "only function declarations can be imported")
+    json_schema = next((entry[key] for key in GEMINI_JSON_SCHEMA if key in entry), None)
+    if json_schema is not None and entry.get("parameters") is not None:
+        raise EntryError("has both parameters and parametersJsonSchema; Gemini takes one or the other")
+    parameters = json_schema if json_schema is not None else openapi30_to_json_schema(entry.get("parameters"))
+    return {"name": entry.get("name"), "description": entry.get("description"), "parameters": parameters}
+
+
+def parse_gemini(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
+    """Import Gemini (or Vertex AI) function declarations; entries count across all tool objects."""
+    builder = CatalogBuilder(GEMINI, name_map, for_ranking=for_ranking)
+    for index, entry in enumerate(gemini_entries(doc)):
+        builder.add_entry(index, entry, gemini_fields)
+    return builder.finish()
+
+
+def bedrock_entries(doc: Any) -> list[Any]:
+    """The tools of a Bedrock Converse ``toolConfig`` (alone or in a request), or a bare list of them."""
+    if isinstance(doc, dict) and isinstance(doc.get("toolConfig"), dict):
+        doc = doc["toolConfig"]
+    if isinstance(doc, dict) and isinstance(doc.get("tools"), list):
+        return doc["tools"]
+    if isinstance(doc, list):
+        return doc
+    raise InterchangeError(
+        "expected a Bedrock Converse tool configuration ({\"tools\": [{\"toolSpec\": {...}}]}, "
+        f"{{\"toolConfig\": {{\"tools\": [...]}}}} or a list of {{\"toolSpec\": ...}}); found {describe_keys(doc)}"
+    )
+
+
+def tool_spec_fields(spec: dict[str, Any]) -> dict[str, Any]:
+    """v1 fields of one Bedrock ``toolSpec``: its schema is the ``json`` of ``inputSchema``."""
+    input_schema = spec.get("inputSchema")
+    if input_schema is not None and not (isinstance(input_schema, dict) and "json" in input_schema):
+        raise EntryError("inputSchema must be an object holding the parameters' schema as 'json'")
+    return {"name": spec.get("name"), "description": spec.get("description"),
+            "parameters": input_schema["json"] if input_schema is not None else None}
+
+
+def not_a_tool_spec(entry: dict[str, Any]) -> dict[str, Any]:
+    """The reason a Bedrock tool entry without a ``toolSpec`` object cannot be imported."""
+    if "toolSpec" in entry:
+        raise EntryError("'toolSpec' must be an object with name, description and inputSchema")
+    if "systemTool" in entry:
+        raise EntryError("Bedrock system tool has no input schema; only toolSpec tools can be imported")
+    raise EntryError(f"expected a {{\"toolSpec\": {{...}}}} tool; found {describe_keys(entry)}")
+
+
+def parse_bedrock(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
+    """Import a Bedrock Converse tool configuration."""
+    builder = CatalogBuilder(BEDROCK, name_map, for_ranking=for_ranking)
+    for index, entry in enumerate(bedrock_entries(doc)):
+        if isinstance(entry, dict) and set(entry) == {"cachePoint"}:
+            continue  # a prompt-cache checkpoint after the tools before it, not a tool
+        if isinstance(entry, dict) and isinstance(entry.get("toolSpec"), dict):
+            builder.add_entry(index, entry["toolSpec"], tool_spec_fields)
+        else:
+            builder.add_entry(index, entry, not_a_tool_spec)
     return builder.finish()

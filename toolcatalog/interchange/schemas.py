@@ -302,11 +302,15 @@ def openapi30_to_json_schema(schema: Any) -> Any:
     ``nullable`` becomes a ``"null"`` type, boolean ``exclusiveMinimum`` /
     ``exclusiveMaximum`` become numeric bounds, ``example`` becomes
     ``examples``, and OpenAPI-only keywords (``xml``, ``discriminator``,
-    ``externalDocs``) are dropped.  Also safe on 3.1 schemas.
+    ``externalDocs``) are dropped.  A type in capitals (``"STRING"``: Gemini's
+    Schema, an OpenAPI 3.0 subset, spells them so) is read in lower case.
+    Also safe on 3.1 schemas.
     """
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
+    if isinstance(out.get("type"), str):
+        out["type"] = out["type"].lower()
     for key in ("xml", "discriminator", "externalDocs"):
         out.pop(key, None)
     if out.pop("nullable", False) is True:

@@ -16,7 +16,18 @@ from engine import NameMap
 from shared.db_locks import hold_transaction_lock
 
 from .. import selectors, validation
-from ..interchange import ANTHROPIC, MCP, OPENAI, OPENAPI, DocumentLimits, InterchangeError, LimitExceeded, parse_catalog
+from ..interchange import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    MCP,
+    OPENAI,
+    OPENAPI,
+    DocumentLimits,
+    InterchangeError,
+    LimitExceeded,
+    parse_catalog,
+)
 from ..models import Category, ChangeKind, HypotheticalQuery, QuerySource, Tool, empty_parameters
 from .embedding_schedule import forget_queued_embeddings
 from .saving import save_validated
@@ -104,6 +115,8 @@ TOOL_FIELDS = frozenset({"description", "parameters", "category", "usage_hint", 
 CARRIED_FIELDS: dict[str, frozenset[str]] = {
     OPENAI: frozenset({"description", "parameters"}),
     ANTHROPIC: frozenset({"description", "parameters"}),
+    GEMINI: frozenset({"description", "parameters"}),
+    BEDROCK: frozenset({"description", "parameters"}),
     MCP: frozenset({"description", "parameters", "category"}),
     OPENAPI: frozenset({"description", "parameters", "category", "usage_hint", "tags"}),
 }
@@ -150,11 +163,11 @@ def import_any(data: Any, *, format: str | None = None, server_name: str | None 
     """Parse a document in any supported format and import it: the report every door shows.
 
     Provider-safe names of tools the catalog has (an OpenAI export's `files__read_file`) come
-    back as the catalog's names (`files.read_file`), so re-importing an OpenAI or Anthropic
-    export updates the same tools; toolcatalog/v1 and MCP documents carry catalog names. The
+    back as the catalog's names (`files.read_file`), so re-importing an OpenAI, Anthropic, Gemini
+    or Bedrock export updates the same tools; toolcatalog/v1 and MCP documents carry catalog names. The
     converter's rejections (entries it could not read) come first, then the service's (entries
-    the catalog refused). `category` goes to every tool the document leaves without one (OpenAI
-    and Anthropic documents have no categories, nor have untagged OpenAPI operations). Raises
+    the catalog refused). `category` goes to every tool the document leaves without one (OpenAI,
+    Anthropic, Gemini and Bedrock documents have no categories, nor have untagged OpenAPI operations). Raises
     CatalogImportError when the document as a whole is not what it claims to be or names a
     category that does not exist, ImportLimitError when it needs more work than the
     IMPORT_MAX_* limits allow; nothing is imported then.

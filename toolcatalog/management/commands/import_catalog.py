@@ -6,11 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 from toolcatalog import services
 from toolcatalog.services.mcp_servers import McpServerError, McpServerSource, read_tool_lists
 
-FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi"]
+FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi", "gemini", "bedrock"]
 
 
 class Command(BaseCommand):
-    help = ("Import tools from a file (toolcatalog/v1, OpenAI, Anthropic, MCP or OpenAPI), or from live MCP "
+    help = ("Import tools from a file (toolcatalog/v1, OpenAI, Anthropic, MCP, OpenAPI, Gemini or Bedrock), or from live MCP "
             "servers' tools/list (--mcp-stdio, --mcp-url), and print the report.")
 
     def add_arguments(self, parser) -> None:
