@@ -69,6 +69,15 @@ EXPORT_FORMAT_SCHEMAS: dict[str, dict] = {
         "type": "object", "required": ["name", "description", "inputSchema"], "properties": {
             "name": {"type": "string"}, "description": {"type": "string"}, "inputSchema": _JSON_SCHEMA,
             "annotations": {"type": "object"}}}}}},
+    "gemini": {"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["functionDeclarations"],
+                                                         "properties": {"functionDeclarations": {"type": "array", "items": {
+        "type": "object", "required": ["name", "description", "parametersJsonSchema"], "properties": {
+            "name": {"type": "string"}, "description": {"type": "string"}, "parametersJsonSchema": _JSON_SCHEMA}}}}}},
+    "bedrock": {"type": "object", "required": ["tools"], "properties": {"tools": {"type": "array", "items": {
+        "type": "object", "required": ["toolSpec"], "properties": {"toolSpec": {
+            "type": "object", "required": ["name", "inputSchema"], "properties": {
+                "name": {"type": "string"}, "description": {"type": "string"},
+                "inputSchema": {"type": "object", "required": ["json"], "properties": {"json": _JSON_SCHEMA}}}}}}}}},
 }
 # --- POST /api/v1/catalog/import: the body's second form (api/views_catalog.py import_options), beside
 # the `{"document": ...}` wrapper. Any JSON object without a top-level `document` key, or any list: the
@@ -97,7 +106,8 @@ class ImportDocumentScheme(OpenApiSerializerExtension):
 EXPORT_ANSWER = OpenApiResponse(
     {"anyOf": [EXPORT_FORMAT_SCHEMAS[fmt] for fmt in EXPORT_FORMATS]},
     description="The catalog in `?format=`: toolcatalog/v1 (an object), openai or anthropic (a list of tools), "
-                "mcp (a tools/list result); the first to fourth alternatives, in that order")
+                "mcp (a tools/list result), gemini (a tools list of one Tool of function declarations), bedrock "
+                "(a Converse toolConfig); the first to sixth alternatives, in that order")
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -1,7 +1,8 @@
 """Tool-name rules and THE reversible mapping to provider-safe names.
 
 The catalog allows dots in names (MCP servers use them, e.g. ``github.search``),
-but OpenAI and Anthropic only accept ``^[a-zA-Z0-9_-]{1,64}$``.  Every door uses
+but OpenAI, Anthropic and Bedrock only accept ``^[a-zA-Z0-9_-]{1,64}$``, and Gemini
+(Vertex AI) also wants a letter or ``_`` first.  Every door uses
 this one mapping: route answers, the filter gateway and proxy, exports, imports,
 feedback and sessions.  Names going out to those providers are mapped with
 :func:`external_name` (``files.read_file`` -> ``files__read_file``); names coming
@@ -24,7 +25,10 @@ CATALOG_NAME_MAX = 128
 PROVIDER_NAME_MAX = 64
 _HASH_LEN = 8
 # The formats whose tool names must match PROVIDER_NAME_RE; the others carry the catalog name.
-MAPPED_FORMATS = frozenset({"openai", "responses", "anthropic"})
+MAPPED_FORMATS = frozenset({"openai", "responses", "anthropic", "gemini", "bedrock"})
+# Of those, the ones whose names must also start with a letter or "_" (Vertex AI's rule for Gemini).
+LETTER_FIRST_FORMATS = frozenset({"gemini"})
+_LETTER_FIRST = re.compile(r"^[A-Za-z_]")
 _ILLEGAL_CATALOG = re.compile(r"[^A-Za-z0-9_.-]+")
 _ILLEGAL_PROVIDER = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -102,6 +106,11 @@ class NameMap:
     this deterministically: a name that is already provider-valid keeps
     itself, and a mapped name that would collide gets the hashed form.  Build
     it from the catalog's names both when exporting and when names come back.
+
+    Gemini takes the same names, except one starting with a digit or ``-``
+    (``1password``, which the others accept): it gets a ``_`` in front there
+    (``_1password``, or the hashed form should that be taken), and only a
+    Gemini name comes back to the tool that way.
     """
 
     def __init__(self, names: Iterable[str]) -> None:
@@ -115,6 +124,14 @@ class NameMap:
         for name in unique:
             if name not in self._to_external:
                 self._assign(name, self._free_external(name))
+        self._letter_first: dict[str, str] = {}  # catalog name -> its Gemini name, where that differs
+        self._letter_first_internal: dict[str, str] = {}
+        for name in unique:
+            external = self._to_external[name]
+            if not _LETTER_FIRST.match(external):
+                letter_first = self._free_letter_first(name, external)
+                self._letter_first[name] = letter_first
+                self._letter_first_internal[letter_first] = name
 
     def _assign(self, name: str, external: str) -> None:
         self._to_external[name] = external
@@ -131,19 +148,34 @@ class NameMap:
             counter += 1
         return candidate
 
+    def _free_letter_first(self, name: str, external: str) -> str:
+        candidate = f"_{external}"
+        counter = 1
+        while len(candidate) > PROVIDER_NAME_MAX or candidate in self._to_internal \
+                or candidate in self._letter_first_internal:
+            candidate = hashed_name(name if counter == 1 else f"{name}#{counter}", candidate)
+            counter += 1
+        return candidate
+
     def external(self, name: str, fmt: str = "openai") -> str:
-        """The name a tool has in `fmt`: provider-safe for OpenAI and Anthropic (also for
-        unknown names), the catalog name itself for MCP and "names"."""
+        """The name a tool has in `fmt`: provider-safe for OpenAI, Anthropic, Gemini and Bedrock
+        (also for unknown names), the catalog name itself for MCP and "names"."""
         if fmt not in MAPPED_FORMATS:
             return name
-        return self._to_external.get(name) or external_name(name)
+        external = self._to_external.get(name) or external_name(name)
+        if fmt in LETTER_FIRST_FORMATS and not _LETTER_FIRST.match(external):
+            return self._letter_first.get(name) or self._free_letter_first(name, external)
+        return external
 
     def internal(self, external: str) -> str:
         """The catalog name behind a provider name; KeyError if unknown."""
         return self._to_internal[external]
 
-    def get(self, external: str, default: str | None = None) -> str | None:
-        """Like :meth:`internal`, returning ``default`` for unknown names."""
+    def get(self, external: str, default: str | None = None, fmt: str = "openai") -> str | None:
+        """Like :meth:`internal`, returning ``default`` for unknown names; `fmt` "gemini" also
+        knows the names only Gemini has (``_1password``)."""
+        if fmt in LETTER_FIRST_FORMATS and external in self._letter_first_internal:
+            return self._letter_first_internal[external]
         return self._to_internal.get(external, default)
 
     def __contains__(self, external: object) -> bool:

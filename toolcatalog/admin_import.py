@@ -27,7 +27,8 @@ from .interchange import EXPORT_FORMATS, FORMATS
 from .models import Category, Tool
 
 EXPORT_FILENAMES = {"toolcatalog/v1": "catalog.toolcatalog-v1.json", "openai": "catalog.openai-tools.json",
-                    "anthropic": "catalog.anthropic-tools.json", "mcp": "catalog.mcp-tools-list.json"}
+                    "anthropic": "catalog.anthropic-tools.json", "mcp": "catalog.mcp-tools-list.json",
+                    "gemini": "catalog.gemini-tools.json", "bedrock": "catalog.bedrock-tool-config.json"}
 
 
 class ImportForm(forms.Form):

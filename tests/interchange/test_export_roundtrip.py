@@ -80,7 +80,7 @@ def test_unsupported_export_format() -> None:
     with pytest.raises(InterchangeError, match="not supported"):
         export_catalog({"tools": []}, "openapi")
     with pytest.raises(InterchangeError, match="unknown format"):
-        export_catalog({"tools": []}, "gemini")
+        export_catalog({"tools": []}, "cohere")
 
 
 def test_long_and_colliding_names_survive_an_openai_round_trip() -> None:

@@ -216,7 +216,7 @@ class CatalogBuilder:
         """Build and add a tool; on failure record a Rejection and return None."""
         if self.name_map is not None and isinstance(raw.get("name"), str):
             # A name we once exported (e.g. "github__search") comes back as itself.
-            raw = {**raw, "name": self.name_map.get(raw["name"], raw["name"])}
+            raw = {**raw, "name": self.name_map.get(raw["name"], raw["name"], self.source)}
         try:
             tool = build_tool(raw, self.source)
         except EntryError as exc:

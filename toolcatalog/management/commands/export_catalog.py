@@ -8,7 +8,7 @@ from toolcatalog.interchange import EXPORT_FORMATS
 
 
 class Command(BaseCommand):
-    help = "Print (or write to --output) the catalog as toolcatalog/v1, OpenAI, Anthropic or MCP tools."
+    help = "Print (or write to --output) the catalog as toolcatalog/v1, OpenAI, Anthropic, MCP, Gemini or Bedrock tools."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--format", choices=EXPORT_FORMATS, default="toolcatalog/v1")
