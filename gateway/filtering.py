@@ -227,28 +227,35 @@ def upstream_searches_tools(body: dict) -> bool:
             and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in tools))
 
 
-def forced_tool(body: dict) -> str | None:
-    """The tool `tool_choice` makes the model call (OpenAI's {"type": "function", "function": {"name"}},
-    the Responses API's flat {"type": "function", "name"}, Anthropic's {"type": "tool", "name"}):
-    filtered out, the provider refuses the request."""
+def chosen_tools(body: dict) -> tuple[str, ...]:
+    """The tools `tool_choice` names: the one it forces (OpenAI's {"type": "function", "function": {"name"}},
+    the Responses API's flat {"type": "function", "name"}, Anthropic's {"type": "tool", "name"}), or those
+    OpenAI's `allowed_tools` lets the model call (chat's {"type": "allowed_tools", "allowed_tools": {"mode",
+    "tools"}}, the Responses API's flat {"type": "allowed_tools", "mode", "tools"}). Filtered out, the
+    provider refuses the request, or the model is left with none of the tools it may call."""
     choice = body.get("tool_choice")
-    if not isinstance(choice, dict) or choice.get("type") not in ("function", "tool"):
-        return None
-    function = choice.get("function")
-    name = (function if isinstance(function, dict) else choice).get("name")
-    return name if isinstance(name, str) and name else None
+    if not isinstance(choice, dict):
+        return ()
+    if choice.get("type") in ("function", "tool"):
+        named: list[Any] = [choice]
+    elif choice.get("type") == "allowed_tools":
+        allowed = choice.get("allowed_tools")
+        listed = (allowed if isinstance(allowed, dict) else choice).get("tools")
+        named = listed if isinstance(listed, list) else []
+    else:
+        return ()
+    return tuple(dict.fromkeys(name for name in (tool_name(t) for t in named if isinstance(t, dict)) if name))
 
 
 def tools_the_body_needs(body: dict, tools: list[dict]) -> tuple[str, ...]:
-    """Tools the filter must keep whatever the query: the one tool_choice forces, and the provider's
+    """Tools the filter must keep whatever the query: those tool_choice names, and the provider's
     built-in tools (`{"type": "web_search_preview"}`: no name, nothing to rank), by engine key. In a
     Responses body every tool but a function is the provider's (`mcp`, `custom`, `namespace` have
     names, yet are not ours to rank)."""
-    forced = forced_tool(body)
     responses = is_responses_body(body)
     built_in = [key for key, tool in zip(_engine_keys(tools), tools, strict=True)
                 if not tool_name(tool) or (responses and tool.get("type") != "function")]
-    return (*([forced] if forced else []), *built_in)
+    return (*chosen_tools(body), *built_in)
 
 
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:

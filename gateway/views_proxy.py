@@ -122,8 +122,8 @@ class ProxyView(APIView):
                                          getattr(request._request, "our_key_header", None))
         query = request.META.get("QUERY_STRING", "")
         body = filter_input(lambda: filter_gateway.load_body(raw)) if raw.strip() else None
-        forced = filter_gateway.forced_tool(body) if body is not None else None  # never deferred
-        pinned = tuple({spelling for name in (*options.pinned, *([forced] if forced else []))
+        chosen = filter_gateway.chosen_tools(body) if body is not None else ()  # never deferred
+        pinned = tuple({spelling for name in (*options.pinned, *chosen)
                         for spelling in (name, external_name(name))})
         plan = self._deferred_plan(body, pinned)
         fail_safe = None
