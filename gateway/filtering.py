@@ -92,7 +92,7 @@ class FilterOptions:
     margin: float | None = None  # adaptive mode
     # Not a request option: the caller's pinned tools (its key's and its toolset's), by catalog name.
     pinned: tuple[str, ...] = ()
-    # Not a request option: what the body itself needs kept (`tools_the_body_needs`), by name or engine key.
+    # Not a request option: what the body itself needs kept (`chosen_tools`, `provider_tools`), by name or engine key.
     needed: tuple[str, ...] = ()
 
 
@@ -247,15 +247,13 @@ def chosen_tools(body: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in (tool_name(t) for t in named if isinstance(t, dict)) if name))
 
 
-def tools_the_body_needs(body: dict, tools: list[dict]) -> tuple[str, ...]:
-    """Tools the filter must keep whatever the query: those tool_choice names, and the provider's
-    built-in tools (`{"type": "web_search_preview"}`: no name, nothing to rank), by engine key. In a
-    Responses body every tool but a function is the provider's (`mcp`, `custom`, `namespace` have
-    names, yet are not ours to rank)."""
+def provider_tools(body: dict, tools: list[dict]) -> list[str]:
+    """The provider's own tools, by engine key: the filter keeps them as sent and does not rank them.
+    A built-in tool has no name to rank (`{"type": "web_search_preview"}`); in a Responses body every
+    tool but a function is the provider's (`mcp`, `custom`, `namespace` have names, yet are not ours)."""
     responses = is_responses_body(body)
-    built_in = [key for key, tool in zip(_engine_keys(tools), tools, strict=True)
-                if not tool_name(tool) or (responses and tool.get("type") != "function")]
-    return (*chosen_tools(body), *built_in)
+    return [key for key, tool in zip(_engine_keys(tools), tools, strict=True)
+            if not tool_name(tool) or (responses and tool.get("type") != "function")]
 
 
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
@@ -340,26 +338,27 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
-    options = replace(options, needed=tools_the_body_needs(body, tools))
+    providers = provider_tools(body, tools)
+    options = replace(options, needed=(*chosen_tools(body), *providers))
     tokens_before = count_text(definition_json(tools))
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
     if upstream_searches_tools(body):
-        return _unchanged(raw, tools, tokens_before, query, passthrough="upstream-tool-search")
+        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="upstream-tool-search")
     if not query:
-        return _unchanged(raw, tools, tokens_before, query, passthrough="no-query")
+        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="no-query")
     provider = get_provider()
     try:
         index = tool_index(tools, provider, with_vectors=options.strategy != "bm25")
     except EmbeddingProviderError as exc:
         logger.warning("filter passes the request through: %s", exc)
-        return _unchanged(raw, tools, tokens_before, query, passthrough="embedding-unavailable")
+        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="embedding-unavailable")
     strategy = "bm25" if index.deferred else options.strategy
     result = route(index.routing, _route_request(query, options, index, strategy),
                    embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
-        return _unchanged(raw, tools, tokens_before, query, passthrough="embedding-unavailable")
+        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="embedding-unavailable")
     if not result.names:  # never zero tools: this door cannot serve a search, so every tool stays
-        return _unchanged(raw, tools, tokens_before, query, fail_safe="nothing-selected")
+        return _unchanged(raw, tools, providers, tokens_before, query, fail_safe="nothing-selected")
     names = _top_k_filled(result.names, options, index)
     scores = {m.name: m.score for m in result.matches}
     kept = [tools[index.positions[name]] for name in names]
@@ -372,7 +371,7 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
                          query=query, confidence=result.strategy.confidence,
                          offered=[{"name": index.catalog_names[index.positions[name]], "rank": rank,
                                    "score": round(float(scores[name]), 4) if name in scores else None}
-                                  for rank, name in enumerate(names, start=1)],
+                                  for rank, name in enumerate(_ours(names, providers), start=1)],
                          catalog_names=dict(zip((_display_name(key) for key in index.positions), index.catalog_names)))
 
 
@@ -387,16 +386,24 @@ def _top_k_filled(ranked: list[str], options: FilterOptions, index: ToolListInde
     return [*ranked, *[key for key in index.positions if key not in shown][: wanted - len(ranked)]]
 
 
-def _unchanged(raw: bytes, tools: list[dict], tokens: int, query: str, *, passthrough: str | None = None,
-               fail_safe: str | None = None) -> FilterOutcome:
+def _unchanged(raw: bytes, tools: list[dict], providers: list[str], tokens: int, query: str, *,
+               passthrough: str | None = None, fail_safe: str | None = None) -> FilterOutcome:
     """Passed on with every tool: all of them were offered, in the request's order."""
     names = [tool_name(t) for t in tools]
-    catalog = request_names_in_catalog(names)
+    catalog = dict(zip(_engine_keys(tools), request_names_in_catalog(names), strict=True))
     return FilterOutcome(raw, passthrough=passthrough, fail_safe=fail_safe, tools_before=len(tools),
                          tools_after=len(tools), tokens_before=tokens, tokens_after=tokens, query=query,
-                         offered=[{"name": name, "rank": rank, "score": None}
-                                  for rank, name in enumerate(catalog, start=1) if name],
-                         catalog_names=dict(zip(names, catalog)))
+                         offered=[{"name": catalog[key], "rank": rank, "score": None}
+                                  for rank, key in enumerate(_ours(list(catalog), providers), start=1)],
+                         catalog_names=dict(zip(names, catalog.values())))
+
+
+def _ours(keys: list[str], providers: list[str]) -> list[str]:
+    """The tools the usage log lists as offered, in order. The provider's own tools, kept as sent
+    without ranking, say nothing of the ranking: listed, they would push the ranked tools down the
+    ranks the learning loop reads (and a nameless one would be logged as "tool")."""
+    skipped = set(providers)
+    return [key for key in keys if key not in skipped]
 
 
 def search_tools(tools: list[dict], query: str, limit: int) -> list[int]:

@@ -5,7 +5,8 @@
   the first delta of each call (later deltas carry only argument fragments).
 - Anthropic messages: `content[]` blocks of type `tool_use` (their `name`); streamed, the
   `content_block_start` event of each such block.
-- OpenAI responses: `output[]` items of type `function_call` (and `custom_tool_call`), their `name`;
+- OpenAI responses: `output[]` items of type `function_call`, their `name` (a `custom_tool_call` calls
+  a `custom` tool, which the filter keeps as sent without ranking it: not evidence of its ranking);
   streamed, the item of each `response.output_item.added`/`.done` event, and the whole response
   that `response.completed` carries.
 
@@ -20,7 +21,7 @@ import json
 from typing import Any, Literal
 
 Kind = Literal["openai", "anthropic", "responses"]
-RESPONSES_CALL_TYPES = ("function_call", "custom_tool_call")
+RESPONSES_CALL_TYPES = ("function_call",)
 # The events that end a Responses stream with its answer whole (`response.failed` ends it with none).
 RESPONSES_END_EVENTS = ("response.completed", "response.incomplete")
 # Longest SSE line kept while waiting for its end: a longer one (a huge text delta) is skipped,
