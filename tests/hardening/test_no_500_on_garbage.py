@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 BIG = "9" * 5000  # past sys.get_int_max_str_digits() (4,300)
 ENDPOINTS = ["/api/v1/route", "/api/v1/tool-search", "/api/v1/feedback", "/api/v1/tools", "/api/v1/catalog/import",
-             "/api/v1/filter", "/v1/chat/completions", "/v1/messages"]
+             "/api/v1/filter", "/v1/chat/completions", "/v1/responses", "/v1/messages"]
 
 
 @pytest.fixture
