@@ -19,6 +19,7 @@ from django.db.models import Max, QuerySet, Sum
 from django.utils import timezone
 
 from toolcatalog.models import HypotheticalQuery, Tool
+from toolcatalog.selectors import ids_by_name
 
 from .models import (
     DailyCategoryUsage,
@@ -691,7 +692,7 @@ def dashboard_data(range_or_key: UsageRange | str, now: datetime | None = None, 
     )
     shown = {t.tool for t in [*data.top_tools, *data.core_tools, *data.missed_tools, *data.never_used]}
     shown.update(data.never_offered)
-    data.tool_ids = dict(Tool.objects.filter(name__in=shown).values_list("name", "pk"))
+    data.tool_ids = ids_by_name("tool", shown)
     return data
 
 
