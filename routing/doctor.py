@@ -36,7 +36,7 @@ from django.utils import timezone
 from engine import CatalogSnapshot, RouteRequest, RoutingIndex, route
 from toolcatalog import doctor as checks
 from toolcatalog.embeddings import get_provider
-from toolcatalog.selectors import catalog_version, ids_by_name, tool_states
+from toolcatalog.selectors import catalog_version, deleted_tool_names, ids_by_name, tool_states
 from usage import learning_selectors
 from usage.models import CatalogDoctorReport
 from usage.suggestions import retention_start
@@ -152,8 +152,9 @@ def guidance_naming_missing(snapshot: CatalogSnapshot, once_offered: Set[str]) -
     that name a tool it never offers, workflow hints first; with the ids the page links to: the
     hint's owner, and the tool or category to enable.
 
-    A deleted tool is known by a name that requests of the window were offered (`once_offered`)
-    and no tool has now; the others are looked up in one query, whatever the size of the catalog."""
+    A deleted tool is known by a name no tool has now that a deleted tool had (kept since stop 35)
+    or that requests of the window were offered (`once_offered`, for tools deleted before); the
+    others are looked up in one query, whatever the size of the catalog."""
     guidance = [checks.Guidance("category", c.name, "workflow_hint", c.workflow_hint)
                 for c in sorted(snapshot.categories, key=lambda c: c.name) if c.workflow_hint.strip()]
     guidance += [checks.Guidance("tool", t.name, "usage_hint", t.usage_hint)
@@ -168,7 +169,8 @@ def guidance_naming_missing(snapshot: CatalogSnapshot, once_offered: Set[str]) -
             elif state.category is not None:  # enabled, not offered: its category, or one above it, is disabled
                 found[name] = {"why": "category disabled", "tool_id": state.pk, "category": state.category,
                                "category_id": state.category_id}
-        for name in (names & once_offered) - states.keys():
+        gone = names - states.keys()
+        for name in gone & (once_offered | deleted_tool_names(gone)):
             found[name] = {"why": "deleted"}
         return found
 

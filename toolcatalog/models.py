@@ -189,6 +189,17 @@ class Toolset(models.Model):
             raise ValidationError({"name": message})
 
 
+class DeletedToolName(models.Model):
+    """The name of a deleted tool: the catalog keeps no other trace of it, and the doctor flags
+    guidance that still names it (routing/doctor.py)."""
+
+    name = models.CharField(max_length=128, unique=True)
+    deleted_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class CatalogVersion(models.Model):
     """One row whose number grows with every catalog change; web processes compare it to rebuild."""
 

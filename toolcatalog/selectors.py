@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 
 from engine import NameMap, is_provider_name
 
-from .models import CatalogVersion, Category, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
+from .models import CatalogVersion, Category, DeletedToolName, EmbeddingStatus, HypotheticalQuery, Tool, Toolset
 
 _CATALOG_VERSION = f"SELECT version FROM {CatalogVersion._meta.db_table} WHERE id = 1"
 
@@ -76,6 +76,11 @@ def tool_states(names: Iterable[str]) -> dict[str, ToolState]:
     """Whether each named tool is enabled and where it sits, in one query; names no tool has are left out."""
     rows = Tool.objects.filter(name__in=set(names)).values_list("name", "pk", "enabled", "category__name", "category_id")
     return {name: ToolState(pk, enabled, category, category_id) for name, pk, enabled, category, category_id in rows}
+
+
+def deleted_tool_names(names: Iterable[str]) -> set[str]:
+    """Which of `names` a deleted tool had (a tool of that name may exist again)."""
+    return set(DeletedToolName.objects.filter(name__in=set(names)).values_list("name", flat=True))
 
 
 def embedding_counts() -> dict[str, dict[str, int]]:

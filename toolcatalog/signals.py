@@ -9,7 +9,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save, pre_sa
 from django.dispatch import Signal, receiver
 
 from .models import Category, ChangeKind, HypotheticalQuery, Tool, Toolset
-from .services.saving import rename_in_hints
+from .services.saving import remember_deleted_tool, rename_in_hints
 from .services.versions import bump_catalog_version, changes_of, related_tools_changes
 
 _AFTER_M2M_CHANGE = frozenset({"post_add", "post_remove", "post_clear"})
@@ -45,6 +45,11 @@ def follow_rename_in_hints(sender, old_name: str, new_name: str, **kwargs) -> No
 @receiver(post_delete, sender=HypotheticalQuery)
 def catalog_changed(sender, instance, **kwargs) -> None:
     bump_catalog_version(changes_of(sender, instance))
+
+
+@receiver(post_delete, sender=Tool)
+def keep_deleted_name(sender, instance, **kwargs) -> None:
+    remember_deleted_tool(instance.name)
 
 
 @receiver(m2m_changed, sender=Tool.related_tools.through)

@@ -34,6 +34,7 @@ from .saving import (
                                  CURATABLE_CATEGORY_FIELDS,
                                  CURATABLE_TOOL_FIELDS,
                                  mark_curated_edits,
+                                 remember_deleted_tool,
                                  rename_in_hints,
                                  save_and_schedule,
                                  save_validated,
@@ -45,8 +46,8 @@ __all__ = [
     "CatalogImportError", "EmbedReport", "ImportAbandoned", "ImportLimitError", "ImportReport", "bump_catalog_version",
     "edited_since_embedding_ids", "embed_objects", "embedding_batches",
     "enqueue_embedding", "export", "import_any", "import_catalog", "import_limits", "link_related",
-    "mark_all_for_reembedding",
-    "mark_curated_edits", "record_embedding_error", "rename_in_hints", "request_reembedding", "requeue_stale_embeddings",
+    "mark_all_for_reembedding", "mark_curated_edits", "record_embedding_error", "remember_deleted_tool", "rename_in_hints",
+    "request_reembedding", "requeue_stale_embeddings",
     "save_and_schedule", "save_validated", "schedule_embedding", "set_category", "set_enabled", "stale_model_ids",
     "tool_definitions",
 ]

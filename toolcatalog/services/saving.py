@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from django.db import models
+from django.utils import timezone
 
-from ..models import Category, HypotheticalQuery, Tool
+from ..models import Category, DeletedToolName, HypotheticalQuery, Tool
 from ..tool_mentions import replace_mentions
 from .embedding_schedule import schedule_embedding
 
@@ -69,3 +70,9 @@ def rename_in_hints(old_name: str, new_name: str) -> int:
                 save_and_schedule(obj, update_fields=[field, "updated_at"])
                 changed += 1
     return changed
+
+
+def remember_deleted_tool(name: str) -> None:
+    """Keep a deleted tool's name (the doctor flags hints that still name it)."""
+    DeletedToolName.objects.bulk_create([DeletedToolName(name=name, deleted_at=timezone.now())],  # one query
+                                        update_conflicts=True, unique_fields=["name"], update_fields=["deleted_at"])
