@@ -1,7 +1,7 @@
 """Recognise which interchange format a loaded document is in.
 
 Detection looks at the document's own markers (``format``, ``openapi``,
-``jsonrpc``, ``toolConfig``, ``functionDeclarations``) first and otherwise lets
+``jsonrpc``, ``toolConfig``, ``functionDeclarations``, ``contents``) first and otherwise lets
 the entries of the tool list vote on their shape, so one malformed entry does
 not change the verdict.
 """
@@ -108,9 +108,13 @@ def _detect_dict(data: dict[str, Any]) -> str:
         return MCP
     if isinstance(data.get("servers"), list) and all(_is_mcp_server_doc(s) for s in data["servers"]):
         return MCP
-    if isinstance(data.get("toolConfig"), dict):  # a Bedrock Converse request, or the toolConfig in one
+    tool_config = data.get("toolConfig")
+    # A Bedrock Converse request, or the toolConfig in one; Gemini's toolConfig holds only its functionCallingConfig.
+    if isinstance(tool_config, dict) and "tools" in tool_config:
         return BEDROCK
     if any(key in data for key in GEMINI_DECLARATIONS):  # one Gemini Tool object
+        return GEMINI
+    if "contents" in data and isinstance(data.get("tools"), list):  # a generateContent request (its own key)
         return GEMINI
     if isinstance(data.get("tools"), list):
         if "categories" in data:
