@@ -125,7 +125,15 @@ def gemini_entries(doc: Any) -> list[Any]:
     entries: list[Any] = []
     for tool in tools:
         declarations = _gemini_declarations(tool) if isinstance(tool, dict) else None
-        entries += declarations if isinstance(declarations, list) else [tool]
+        if not isinstance(declarations, list):
+            entries.append(tool)
+            continue
+        entries += declarations
+        # A built-in tool in the same Tool object ({"functionDeclarations": [...], "googleSearch": {}})
+        # follows its declarations as an entry of its own, rejected with its reason rather than dropped.
+        others = {key: value for key, value in tool.items() if key not in GEMINI_DECLARATIONS}
+        if others:
+            entries.append(others)
     return entries
 
 
