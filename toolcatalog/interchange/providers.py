@@ -21,7 +21,7 @@ from .detect import (
 )
 from .errors import InterchangeError
 from .model import CatalogBuilder, EntryError, ParsedCatalog
-from .schemas import openapi30_to_json_schema
+from .schemas import gemini_to_json_schema
 
 
 def openai_entries(doc: Any) -> list[Any]:
@@ -148,7 +148,7 @@ def gemini_fields(entry: dict[str, Any]) -> dict[str, Any]:
     json_schema = next((entry[key] for key in GEMINI_JSON_SCHEMA if key in entry), None)
     if json_schema is not None and entry.get("parameters") is not None:
         raise EntryError("has both parameters and parametersJsonSchema; Gemini takes one or the other")
-    parameters = json_schema if json_schema is not None else openapi30_to_json_schema(entry.get("parameters"))
+    parameters = json_schema if json_schema is not None else gemini_to_json_schema(entry.get("parameters"))
     return {"name": entry.get("name"), "description": entry.get("description"), "parameters": parameters}
 
 

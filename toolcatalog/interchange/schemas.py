@@ -10,6 +10,7 @@ data and are never mistaken for schemas.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
@@ -322,6 +323,34 @@ def openapi30_to_json_schema(schema: Any) -> Any:
     if "example" in out and "examples" not in out:
         out["examples"] = [out.pop("example")]
     return map_subschemas(out, openapi30_to_json_schema)
+
+
+# Gemini's Schema declares these counts int64, which its REST (proto3) JSON writes as strings: "minItems": "1".
+_GEMINI_COUNTS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def gemini_to_json_schema(schema: Any) -> Any:
+    """Rewrite Gemini's Schema (an OpenAPI 3.0 subset) into JSON Schema 2020-12: what
+    :func:`openapi30_to_json_schema` does, plus Gemini's own spellings: counts as digit strings
+    become numbers, ``TYPE_UNSPECIFIED`` is no type, and ``nullable`` beside an ``anyOf`` (no
+    ``type`` to widen) adds ``{"type": "null"}`` to it."""
+    return openapi30_to_json_schema(_gemini_spellings(schema))
+
+
+def _gemini_spellings(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _GEMINI_COUNTS:
+        if isinstance(out.get(key), str) and _DIGITS.fullmatch(out[key]):
+            out[key] = int(out[key])
+    if out.get("type") == "TYPE_UNSPECIFIED":
+        del out["type"]
+    if out.get("nullable") is True and "type" not in out and isinstance(out.get("anyOf"), list):
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+        del out["nullable"]
+    return map_subschemas(out, _gemini_spellings)
 
 
 # Berkeley Function Calling Leaderboard's type names (Python's) and their JSON Schema types.
