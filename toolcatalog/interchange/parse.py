@@ -40,6 +40,11 @@ def _only_default_marker(doc: Any) -> bool:
     return isinstance(doc, dict) and set(doc) <= {"tools"} and vote(doc.get("tools") or []) is None
 
 
+def _bare_functions(doc: Any) -> bool:
+    """True for a plain list of ``{"name", "description", "parameters"}`` entries, without OpenAI's markers."""
+    return isinstance(doc, list) and not any(isinstance(e, dict) and ("function" in e or "type" in e) for e in doc)
+
+
 def _check_claim(doc: Any, claimed: str) -> None:
     """Refuse a document that clearly is in another format than the one named."""
     try:
@@ -48,6 +53,8 @@ def _check_claim(doc: Any, claimed: str) -> None:
         return  # the format's own parser explains what it expected
     if claimed == V1 and isinstance(doc, dict) and set(doc) <= {"format", "categories", "tools"}:
         return  # a v1 document without its "format" line looks like a provider list
+    if claimed == GEMINI and detected == OPENAI and _bare_functions(doc):
+        return  # Gemini declarations with types in lower case look like OpenAI's legacy functions
     if detected != claimed and not _only_default_marker(doc):
         raise InterchangeError(f"the document was imported as {claimed!r} but looks like {detected!r}; "
                                f"import it as {detected!r} or leave the format out")
