@@ -179,8 +179,13 @@ def tool_spec_fields(spec: dict[str, Any]) -> dict[str, Any]:
     input_schema = spec.get("inputSchema")
     if input_schema is not None and not (isinstance(input_schema, dict) and "json" in input_schema):
         raise EntryError("inputSchema must be an object holding the parameters' schema as 'json'")
+    schema = input_schema["json"] if input_schema is not None else None
+    if schema is not None and not isinstance(schema, dict):
+        found = "a string (put the schema itself there, not its JSON text)" if isinstance(schema, str) \
+            else describe_keys(schema)
+        raise EntryError(f"inputSchema.json must be the parameters' JSON Schema, an object; found {found}")
     return {"name": spec.get("name"), "description": spec.get("description"),
-            "parameters": input_schema["json"] if input_schema is not None else None}
+            "parameters": schema}
 
 
 def not_a_tool_spec(entry: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +193,10 @@ def not_a_tool_spec(entry: dict[str, Any]) -> dict[str, Any]:
     if "toolSpec" in entry:
         raise EntryError("'toolSpec' must be an object with name, description and inputSchema")
     if "systemTool" in entry:
-        raise EntryError("Bedrock system tool has no input schema; only toolSpec tools can be imported")
+        system_tool = entry["systemTool"]
+        name = system_tool.get("name") if isinstance(system_tool, dict) else None
+        called = f" {name!r}" if isinstance(name, str) else ""
+        raise EntryError(f"Bedrock system tool{called} has no input schema; only toolSpec tools can be imported")
     raise EntryError(f"expected a {{\"toolSpec\": {{...}}}} tool; found {describe_keys(entry)}")
 
 
