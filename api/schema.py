@@ -85,7 +85,8 @@ EXPORT_FORMAT_SCHEMAS: dict[str, dict] = {
 IMPORT_DOCUMENT_SCHEMA = {
     "description": "The document itself, its options as the query parameters: a toolcatalog/v1 document (what "
                    "GET /api/v1/catalog/export answers), an OpenAI or Anthropic tools list, an MCP tools/list "
-                   "answer, an OpenAPI 3 spec. An object with a top-level `document` key is the wrapper form.",
+                   "answer, Gemini function declarations, a Bedrock toolConfig, an OpenAPI 3 spec. An object "
+                   "with a top-level `document` key is the wrapper form.",
     "oneOf": [{"type": "object", "not": {"required": ["document"]}}, {"type": "array", "items": {}}],
 }
 

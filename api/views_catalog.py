@@ -94,9 +94,9 @@ class CatalogImportView(APIView):
         summary="Import tools in any supported format",
         description="The body is either `{\"document\": ..., \"format\", \"server_name\", \"category\", "
                     "\"dry_run\"}` (the options in the body, no query parameters), or the document itself "
-                    "(a toolcatalog/v1 export, an OpenAI or Anthropic tools list, an MCP tools/list answer, an "
-                    "OpenAPI spec: any JSON without a top-level `document` key), its options then as the query "
-                    "parameters below.",
+                    "(a toolcatalog/v1 export, an OpenAI or Anthropic tools list, an MCP tools/list answer, "
+                    "Gemini function declarations, a Bedrock toolConfig, an OpenAPI spec: any JSON without a "
+                    "top-level `document` key), its options then as the query parameters below.",
     )
     def post(self, request: Request) -> Response:
         data = import_options(request)

@@ -41,8 +41,8 @@ class ImportForm(forms.Form):
     category = forms.ModelChoiceField(queryset=Category.objects.all(), required=False, to_field_name="name",
                                       empty_label="(none: keep the document's)",
                                       help_text="For the tools the document leaves without a category "
-                                                "(OpenAI and Anthropic documents have none, nor have untagged "
-                                                "OpenAPI operations).")
+                                                "(OpenAI, Anthropic, Gemini and Bedrock documents have none, nor "
+                                                "have untagged OpenAPI operations).")
     # A file uploaded for a preview is kept in Redis (`keep_upload`); its token travels on here,
     # so "Import" needs no second upload.
     upload_token = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
