@@ -79,7 +79,7 @@ class ToolSearchView(APIView):
 
 
 # The formats an LLM API takes tools in (the meta-tool's MCP form is the MCP door's tools/list).
-DEFINITION_FORMATS = ("openai", "responses", "anthropic")
+DEFINITION_FORMATS = ("openai", "responses", "anthropic", "gemini", "bedrock")
 
 
 class ToolSearchDefinitionView(APIView):
@@ -93,6 +93,6 @@ class ToolSearchDefinitionView(APIView):
     def get(self, request: Request) -> Response:
         fmt = request.query_params.get("format", "openai")
         if fmt not in DEFINITION_FORMATS:
-            raise ApiError(400, "invalid_request", "format must be 'openai', 'responses' or 'anthropic'.",
+            raise ApiError(400, "invalid_request", f"format must be one of {', '.join(DEFINITION_FORMATS)}.",
                            {"format": fmt, "allowed": list(DEFINITION_FORMATS)})
         return Response(tool_search_definition(fmt))

@@ -1,7 +1,9 @@
 """Tool definitions in the formats agents consume.
 
-Names in OpenAI (Chat Completions and Responses) and Anthropic definitions come from
-`names.NameMap` (the one mapping every door uses); MCP and "names" keep the real name.
+Names in OpenAI (Chat Completions and Responses), Anthropic, Gemini and Bedrock definitions come
+from `names.NameMap` (the one mapping every door uses); MCP and "names" keep the real name. Route
+answers, the tool_search meta-tool and the catalog export all render here, so a tool looks the same
+whichever door gives it.
 """
 from __future__ import annotations
 
@@ -24,6 +26,14 @@ def render_definition(fmt: str, name: str, description: str, parameters: dict[st
         return {"type": "function", "name": name, "description": description, "parameters": parameters}
     if fmt == "anthropic":
         return {"name": name, "description": description, "input_schema": parameters}
+    if fmt == "gemini":
+        # As JSON Schema, which Gemini and Vertex AI take whole; their `parameters` is a subset of OpenAPI 3.0.
+        return {"name": name, "description": description, "parametersJsonSchema": parameters}
+    if fmt == "bedrock":
+        spec: dict[str, Any] = {"name": name}
+        if description:  # Bedrock refuses an empty description, not a missing one
+            spec["description"] = description
+        return {"toolSpec": {**spec, "inputSchema": {"json": parameters}}}
     if fmt == "mcp":
         return {"name": name, "description": description, "inputSchema": parameters}
     if fmt == "names":

@@ -17,7 +17,7 @@ from .params import DEFAULT_PARAMS, RankingParams
 
 Mode = Literal["top_k", "threshold", "adaptive"]
 Strategy = Literal["auto", "bm25", "vector", "hybrid", "hierarchical"]
-Format = Literal["openai", "responses", "anthropic", "mcp", "names"]
+Format = Literal["openai", "responses", "anthropic", "gemini", "bedrock", "mcp", "names"]
 # Why an answer fell back (`StrategyInfo.fallback_kind`), for callers that act on it (the
 # filter gateway passes a request through when the query could not be embedded):
 # "no_embedder" (none configured), "embedding_failed" (it raised, timed out, circuit open),
@@ -28,7 +28,7 @@ EMBEDDING_UNAVAILABLE: frozenset[str] = frozenset({"no_embedder", "embedding_fai
 
 MODES: tuple[str, ...] = ("top_k", "threshold", "adaptive")
 STRATEGIES: tuple[str, ...] = ("auto", "bm25", "vector", "hybrid", "hierarchical")
-FORMATS: tuple[str, ...] = ("openai", "responses", "anthropic", "mcp", "names")
+FORMATS: tuple[str, ...] = ("openai", "responses", "anthropic", "gemini", "bedrock", "mcp", "names")
 
 
 @dataclass(frozen=True, slots=True)

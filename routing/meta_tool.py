@@ -47,7 +47,7 @@ If you can answer without tools, answer directly."""
 
 
 def tool_search_tool(fmt: str, name: str = TOOL_SEARCH_NAME) -> Any:
-    """The meta-tool's definition in a route format: openai, responses, anthropic, mcp, or names."""
+    """The meta-tool's definition in a route format (engine FORMATS)."""
     return render_definition(fmt, name, DESCRIPTION, PARAMETERS)
 
 

@@ -27,6 +27,6 @@ def test_the_meta_tool_definition_in_responses_form(route_client) -> None:
 
 
 def test_an_unknown_definition_format_names_the_allowed_ones(route_client) -> None:
-    response = route_client.get("/api/v1/tool-search/definition", {"format": "gemini"})
+    response = route_client.get("/api/v1/tool-search/definition", {"format": "mcp"})
     assert response.status_code == 400
-    assert response.json()["details"]["allowed"] == ["openai", "responses", "anthropic"]
+    assert response.json()["details"]["allowed"] == ["openai", "responses", "anthropic", "gemini", "bedrock"]

@@ -39,20 +39,10 @@ def catalog_name_map(catalog: dict[str, Any] | ParsedCatalog) -> NameMap:
 
 def export_tool(tool: dict[str, Any], fmt: str, names: NameMap) -> Any:
     """One v1 tool entry as an OpenAI, Anthropic, MCP, Gemini or Bedrock definition: the engine's
-    rendering for the first three (what a route answer holds), plus the annotations an MCP
-    listing carries."""
+    rendering (what a route answer holds), plus the annotations an MCP listing carries."""
     entry = ToolEntry(name=tool["name"], description=tool["description"], category=tool.get("category"),
                       parameters=tool["parameters"])
-    name = names.external(tool["name"], fmt)
-    if fmt == GEMINI:
-        # As JSON Schema, which Gemini and Vertex AI take whole; its `parameters` is a subset of OpenAPI 3.0.
-        return {"name": name, "description": entry.description, "parametersJsonSchema": entry.schema()}
-    if fmt == BEDROCK:
-        spec: dict[str, Any] = {"name": name}
-        if entry.description:  # Bedrock refuses an empty description, not a missing one
-            spec["description"] = entry.description
-        return {"toolSpec": {**spec, "inputSchema": {"json": entry.schema()}}}
-    rendered = render_tool(entry, fmt, name)
+    rendered = render_tool(entry, fmt, names.external(tool["name"], fmt))
     if fmt == MCP and (annotations := tags_to_annotations(tool.get("tags", []))):
         rendered["annotations"] = annotations
     return rendered
