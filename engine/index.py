@@ -130,8 +130,8 @@ class RoutingIndex:
         return self.name_map.external(name, fmt)
 
     def internal_name(self, external: str) -> str:
-        """The catalog name behind a name an agent sends back; unknown names pass through."""
-        return self.name_map.get(external) or external
+        """The catalog name behind a name an agent sends back (any format's); unknown names pass through."""
+        return self.name_map.referred(external) or external
 
     def render(self, i: int, fmt: str) -> Any:
         """Definition of tool `i` in `fmt`; the most recently returned ones are cached."""

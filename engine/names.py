@@ -173,10 +173,28 @@ class NameMap:
 
     def get(self, external: str, default: str | None = None, fmt: str = "openai") -> str | None:
         """Like :meth:`internal`, returning ``default`` for unknown names; `fmt` "gemini" also
-        knows the names only Gemini has (``_1password``)."""
+        knows the names only Gemini has (``_1password``).
+
+        For a name in a tool list being imported, which defines a tool: in an OpenAI list,
+        ``_1password__get_item`` is a tool of that very name, not Gemini's spelling of
+        ``1password.get_item``. A name a client sends back about tools it was given is read
+        with :meth:`referred` instead."""
         if fmt in LETTER_FIRST_FORMATS and external in self._letter_first_internal:
             return self._letter_first_internal[external]
         return self._to_internal.get(external, default)
+
+    def referred(self, written: str) -> str | None:
+        """The catalog tool a name sent back refers to (feedback, ``select:``, a tool asked for by
+        name), whatever format gave the client its tools: the catalog name itself, else any of the
+        tool's provider names (``files__read_file``, Gemini's ``_1password__get_item``); None if none.
+
+        Doors that take names back do not always know the format the client read, and need not:
+        a catalog name always wins (a provider-safe one is its own provider name, so it is no other
+        tool's), and a Gemini name is chosen only where no other spelling has it, so each spelling
+        belongs to one tool."""
+        if written in self._to_external:
+            return written
+        return self._to_internal.get(written) or self._letter_first_internal.get(written)
 
     def __contains__(self, external: object) -> bool:
         return external in self._to_internal

@@ -108,10 +108,11 @@ def pinned_tool_names(caller: Caller, toolset_name: str | None, version: str) ->
 
 def catalog_name(index: RoutingIndex, written: str) -> str | None:
     """The catalog tool a name sent back by an agent means: the catalog name, its exported
-    spelling (files__read_file), or its namespaced one (category.name, see the MCP door)."""
+    spelling in any format (files__read_file, Gemini's _1password__get_item), or its namespaced
+    one (category.name, see the MCP door)."""
     if written in index.position:
         return written
-    name = index.name_map.get(written)
+    name = index.name_map.referred(written)
     if name is not None:
         return name
     namespace, dot, bare = written.partition(".")

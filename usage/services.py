@@ -508,12 +508,13 @@ def compare_with_offered(results: list[dict], used: list[str], missing: list[str
 
 
 def _catalog_names(names: list[str], offered: set[str]) -> list[str]:
-    """Agents send back the provider-safe names the route answer gave them (SPEC: names are mapped back)."""
+    """Agents send back the provider-safe names the route answer gave them, in whichever format it
+    was (SPEC: names are mapped back)."""
     unknown = [name for name in names if name not in offered]
     if not unknown:
         return names
     name_map = NameMap({str(name) for name in Tool.objects.values_list("name", flat=True)} | offered)
-    return list(dict.fromkeys(name_map.get(name) or name for name in names))
+    return list(dict.fromkeys(name_map.referred(name) or name for name in names))
 
 
 def _find_request(request_id: str) -> dict | None:
