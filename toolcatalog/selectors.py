@@ -30,30 +30,35 @@ def tool_name_map() -> NameMap:
     return NameMap(Tool.objects.values_list("name", flat=True))
 
 
-def provider_name_taken_by(name: str, tool_pk: int | None = None, names: NameMap | None = None) -> str | None:
-    """The other tool that OpenAI and Anthropic already call `name`, if any: `files__read_file` is how
-    they see `files.read_file`. A tool literally named `name` would take that spelling (a name they
-    accept keeps itself), and every call an agent makes to it would reach the new tool instead.
+def provider_name_taken_by(name: str, tool_pk: int | None = None,
+                           names: NameMap | None = None) -> tuple[str, str] | None:
+    """The other tool that OpenAI and Anthropic, or Gemini, already call `name`, and who: `files__read_file`
+    is how OpenAI and Anthropic see `files.read_file`, `_1password__get_item` how Gemini sees
+    `1password.get_item`. A tool literally named `name` would take that spelling (a name they accept
+    keeps itself), and every call an agent makes to it would reach the new tool instead.
 
     `tool_pk` is the tool being renamed (None for a new one): it may take the name it already has
     for them. A tool already named `name` is not reported: the unique name check says so. `names`
     is the catalog's map when the caller checks many names against one catalog (an import)."""
     if not is_provider_name(name):  # the new tool itself gets a mapped name and takes none
         return None
-    holder = (names if names is not None else tool_name_map()).get(name)
-    if holder is None or holder == name:
-        return None
-    if tool_pk is not None and Tool.objects.filter(pk=tool_pk, name=holder).exists():
-        return None
-    return holder
+    names = names if names is not None else tool_name_map()
+    for holder, who in ((names.get(name), "OpenAI and Anthropic see"), (names.get(name, None, "gemini"), "Gemini sees")):
+        if holder is None or holder == name:
+            continue
+        if tool_pk is not None and Tool.objects.filter(pk=tool_pk, name=holder).exists():
+            return None
+        return holder, who
+    return None
 
 
 def provider_name_error(name: str, tool_pk: int | None = None, names: NameMap | None = None) -> str | None:
     """Why a tool may not be created as (or renamed to) `name`, or None; see provider_name_taken_by."""
-    holder = provider_name_taken_by(name, tool_pk, names)
-    if holder is None:
+    taken = provider_name_taken_by(name, tool_pk, names)
+    if taken is None:
         return None
-    return (f"tool {name!r}: {name} is how OpenAI and Anthropic see the tool {holder}; pick another name "
+    holder, who = taken
+    return (f"tool {name!r}: {name} is how {who} the tool {holder}; pick another name "
             f"(agents calling {holder} would reach this one instead).")
 
 
