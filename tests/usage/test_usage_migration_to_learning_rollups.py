@@ -1,5 +1,6 @@
 """Days rolled up before the rollups kept the learning-loop card's figures are rolled up again where
-their raw rows remain, so the card's ranks and counts are right on them; older days keep their rollups."""
+their raw rows remain whole, so the card's ranks and counts are right on them; no rollup is deleted,
+and a day retention has thinned (a record drained late can be older than the cutoff) keeps its own."""
 from __future__ import annotations
 
 from datetime import date
@@ -10,7 +11,7 @@ from django.db import connection
 from toolcatalog.models import Tool
 from usage import services as usage
 from usage.learning_selectors import LearningLoop, learning_loop
-from usage.models import DailyUsage, Feedback
+from usage.models import DailyUsage, DayToRollUp, Feedback
 from usage.selectors import resolve_range
 
 from .learning_support import request_with_feedback
@@ -39,11 +40,25 @@ def test_days_with_raw_rows_are_rolled_up_again() -> None:
             cursor.execute(old_rollup_row("2026-03-08", 1))
     finally:
         migrate(latest())
-    assert list(DailyUsage.objects.values_list("day", flat=True)) == [date(2026, 1, 1)]
-    assert (card().needed, card().mean_rank) == (1, 2.0)  # from the raw rows until the next roll-up
+    assert sorted(DailyUsage.objects.values_list("day", flat=True)) == [date(2026, 1, 1), date(2026, 3, 8)]
+    assert list(DayToRollUp.objects.values_list("day", flat=True)) == [date(2026, 3, 8)]
 
     usage.prune_and_roll_up(NOW)
     rolled = DailyUsage.objects.get(client=None, day=date(2026, 3, 8))
     assert (rolled.feedback_needing_tools, rolled.used_rank_sum, rolled.used_ranked) == (1, 2, 1)
     assert (card().needed, card().mean_rank) == (1, 2.0)
     assert DailyUsage.objects.get(client=None, day=date(2026, 1, 1)).requests == 4
+
+
+def test_a_day_retention_has_thinned_keeps_its_rollup(settings) -> None:
+    settings.USAGE_RETENTION_DAYS = 5  # the next run's cutoff: 2026-03-05
+    migrate(BEFORE)
+    try:
+        request_with_feedback("rain today?", ["get_weather"], ["get_weather"], created_at=at("2026-02-01 09:00"))
+        with connection.cursor() as cursor:
+            cursor.execute(old_rollup_row("2026-02-01", 4))  # its other 3 requests were pruned
+    finally:
+        migrate(latest())
+    usage.prune_and_roll_up(NOW)
+    assert DailyUsage.objects.get(client=None, day=date(2026, 2, 1)).requests == 4
+    assert not DayToRollUp.objects.exists()
