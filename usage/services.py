@@ -420,7 +420,8 @@ atexit.register(_drain_at_exit)
 
 def exit_through_exit_hooks_on_sigterm() -> None:
     """Make a plain SIGTERM end this process as an exit does, so that _drain_at_exit writes what it
-    holds: Python's default action kills it without running exit hooks. Called at start-up (apps.py).
+    holds: Python's default action kills it without running exit hooks. Called when a web server loads the
+    application (toolrouter/wsgi.py).
 
     Only where nothing else handles SIGTERM (a bare WSGI server, `runserver --noreload`): gunicorn's
     workers, Celery and devservices install their own, which stop cleanly. Only from the main

@@ -58,3 +58,21 @@ def test_sigterm_writes_the_records_the_web_process_kept(server: str) -> None:
     request_ids = {a.json()["request_id"] for a in answers}
     logged = set(RequestLog.objects.filter(request_id__in=request_ids).values_list("request_id", flat=True))
     assert logged == request_ids
+
+
+SIGTERM_ACTION = """
+import signal, django
+django.setup()
+print("default" if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else "handled")
+import toolrouter.wsgi
+print("default" if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else "handled")
+"""
+
+
+def test_only_loading_the_web_application_changes_sigterm() -> None:
+    """Celery, pytest and management commands set Django up without the WSGI application: a SIGTERM
+    there keeps its default action (a killed command is not a clean exit 0)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "toolrouter.settings", "DATABASE_URL": worker_database_url()}
+    shown = subprocess.run([sys.executable, "-c", SIGTERM_ACTION], cwd=PROJECT_DIR, env=env, check=True,
+                           capture_output=True, text=True, timeout=120).stdout.split()
+    assert shown == ["default", "handled"]
