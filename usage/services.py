@@ -470,9 +470,8 @@ def record_feedback(*, request_id: str, used_tools: list[str], success: bool | N
                     api_key_id: int | None, missing_tools: list[str] | None = None) -> Feedback:
     """Compare what the agent called (and what it says it missed) with what the request offered;
     a second report replaces the first, also one the proxy recorded."""
-    logged = _find_request(request_id)
-    if logged is None or logged["api_key_id"] != api_key_id:
-        # A key must not learn whether another key's request exists: same answer for both.
+    logged = _find_request(request_id, api_key_id)
+    if logged is None:
         raise UnknownRequest(request_id)
     offered = {r["name"] for r in logged["results"]}
     used = _catalog_names(list(dict.fromkeys(used_tools)), offered)
@@ -518,32 +517,35 @@ def _catalog_names(names: list[str], offered: set[str]) -> list[str]:
     return list(dict.fromkeys(name_map.referred(name) or name for name in names))
 
 
-def _find_request(request_id: str) -> dict | None:
-    """The logged request, from the database or, if not drained yet, from the buffers.
+def _find_request(request_id: str, api_key_id: int | None) -> dict | None:
+    """The request this key made with this id, from the database or, if not drained yet, from the buffers.
 
+    Another key's request is looked for as if it did not exist, so a key learns nothing of it, not even
+    while Redis is down (the same 503 as an id made by no one, not a 404 that says it was found).
     Looking in the database, then the buffers, then the database again cannot miss a record
     that a concurrent drainer moves: it leaves the list only after its row is committed.
     Raises RequestLogUnreadable rather than answer "none" when Redis could not be read.
     """
-    found = _request_from_db(request_id)
+    found = _request_from_db(request_id, api_key_id)
     if found is None:
         drain_request_buffer()
-        found = _request_from_db(request_id)
+        found = _request_from_db(request_id, api_key_id)
     if found is None:
-        found, redis_read = _request_from_buffers(request_id)
-        found = found or _request_from_db(request_id)
+        found, redis_read = _request_from_buffers(request_id, api_key_id)
+        found = found or _request_from_db(request_id, api_key_id)
         if found is None and not redis_read:
             raise RequestLogUnreadable(request_id)
     return found
 
 
-def _request_from_db(request_id: str) -> dict[str, Any] | None:
-    found = RequestLog.objects.filter(request_id=request_id).values("api_key_id", "results", "created_at").first()
+def _request_from_db(request_id: str, api_key_id: int | None) -> dict[str, Any] | None:
+    found = (RequestLog.objects.filter(request_id=request_id, api_key_id=api_key_id)
+             .values("api_key_id", "results", "created_at").first())
     return dict(found) if found is not None else None
 
 
-def _request_from_buffers(request_id: str) -> tuple[dict | None, bool]:
-    """The record from this process's buffer or Redis's, and whether Redis could be read."""
+def _request_from_buffers(request_id: str, api_key_id: int | None) -> tuple[dict | None, bool]:
+    """This key's record from this process's buffer or Redis's, and whether Redis could be read."""
     with _local.lock:
         candidates: list[str | bytes] = list(_local.items)
     redis_read = True
@@ -553,17 +555,17 @@ def _request_from_buffers(request_id: str) -> tuple[dict | None, bool]:
         candidates += reversed(get_redis().lrange(REQUESTS_KEY, -BUFFER_SCAN_LIMIT, -1))
     except redis.RedisError:
         redis_read = False  # the drain before this logged why
-    return _request_in(candidates, request_id), redis_read
+    return _request_in(candidates, request_id, api_key_id), redis_read
 
 
-def _request_in(candidates: list[str | bytes], request_id: str) -> dict | None:
+def _request_in(candidates: list[str | bytes], request_id: str, api_key_id: int | None) -> dict | None:
     needle = json.dumps(request_id)
     for payload in candidates:
         text = payload.decode() if isinstance(payload, bytes) else payload
         if needle in text:
             data = json.loads(text)
-            if data.get("request_id") == request_id:
-                return {"api_key_id": data.get("api_key_id"), "results": _clean_results(data.get("results") or []),
+            if data.get("request_id") == request_id and data.get("api_key_id") == api_key_id:
+                return {"api_key_id": api_key_id, "results": _clean_results(data.get("results") or []),
                         "created_at": datetime.fromisoformat(data["created_at"])}
     return None
 

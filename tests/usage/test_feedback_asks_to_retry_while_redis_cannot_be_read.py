@@ -82,3 +82,15 @@ def test_the_503_and_its_retry_after_are_declared(client) -> None:
     schema = json.loads(client.get("/api/schema/", HTTP_ACCEPT="application/json").content)
     declared = schema["paths"]["/api/v1/feedback"]["post"]["responses"]["503"]
     assert "Retry-After" in declared["headers"]
+
+
+def test_another_keys_request_reads_as_one_made_by_no_one_while_redis_is_down(client, settings, agent) -> None:
+    """A key must not learn whether another key's request exists: its id gets what a random id gets."""
+    _, headers = agent
+    other, _ = create_api_key("other-agent", scopes=["route"])
+    usage.record_request(make_record(request_id="theirs", api_key_id=other.pk, client=other.name))
+    usage.drain_request_buffer()  # in the database: found at once, without reading Redis
+    _point_redis_at(settings, DEAD_REDIS)
+    theirs, nobodys = _send_feedback(client, headers, "theirs"), _send_feedback(client, headers, "nobodys")
+    assert (theirs.status_code, nobodys.status_code) == (503, 503)
+    assert theirs.json()["error"] == nobodys.json()["error"] == "request_log_unavailable"
