@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from shared.fields import unknown_field_errors
 from shared.storable_text import unstorable_character
-from toolcatalog import selectors
+from toolcatalog import interchange, selectors
 from toolcatalog.models import Category, Tool, Toolset
 from toolcatalog.services import save_validated
 
@@ -156,7 +156,7 @@ class ToolsetSerializer(ModelValidatingSerializer):
         validators: list = []
 
 
-IMPORT_FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi", "gemini", "bedrock"]
+IMPORT_FORMATS = list(interchange.FORMATS)
 
 
 # Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST).

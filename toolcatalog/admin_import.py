@@ -174,5 +174,6 @@ def catalog_export(request: HttpRequest) -> HttpResponse:
     except services.CatalogExportError as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain")
     response = HttpResponse(json.dumps(exported, indent=2, ensure_ascii=False), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILENAMES[fmt]}"'
+    filename = EXPORT_FILENAMES.get(fmt, f"catalog.{fmt.replace('/', '-')}.json")  # a format added later
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

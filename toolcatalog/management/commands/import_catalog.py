@@ -4,9 +4,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from toolcatalog import services
+from toolcatalog.interchange import FORMATS
 from toolcatalog.services.mcp_servers import McpServerError, McpServerSource, read_tool_lists
-
-FORMATS = ["toolcatalog/v1", "openai", "anthropic", "mcp", "openapi", "gemini", "bedrock"]
 
 
 class Command(BaseCommand):
