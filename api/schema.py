@@ -86,8 +86,10 @@ IMPORT_DOCUMENT_SCHEMA = {
     "description": "The document itself, its options as the query parameters: a toolcatalog/v1 document (what "
                    "GET /api/v1/catalog/export answers), an OpenAI or Anthropic tools list, an MCP tools/list "
                    "answer, Gemini function declarations, a Bedrock toolConfig, an OpenAPI 3 spec. An object "
-                   "with a top-level `document` key is the wrapper form.",
-    "oneOf": [{"type": "object", "not": {"required": ["document"]}}, {"type": "array", "items": {}}],
+                   "with a top-level `document` key is the wrapper form; a string is the document as JSON or "
+                   "YAML text.",
+    "oneOf": [{"type": "object", "not": {"required": ["document"]}}, {"type": "array", "items": {}},
+              {"type": "string"}],
 }
 
 
@@ -223,7 +225,8 @@ def answer_component(schemas: dict, generator: Any, request_name: str) -> dict:
     return schemas.get(name, {}) if same else {}
 
 
-READ_ONLY_IN_REQUESTS = "Read-only: a request may carry it, as an object read with GET does; it changes nothing."
+READ_ONLY_IN_REQUESTS = ("Read-only: a request may carry it, as an object read with GET does; the server never "
+                         "writes it from a request.")
 
 
 def declare_read_only_fields(request_schema: dict, answer_schema: dict) -> None:

@@ -30,6 +30,7 @@ BODIES: list[tuple[str, Any]] = [
     ("?dry_run=true", [{"name": "brand_new", "description": "A new tool", "input_schema": {"type": "object"}}]),
     ("?server_name=files&dry_run=true",
      {"tools": [{"name": "brand_new", "description": "A new tool", "inputSchema": {"type": "object"}}]}),
+    ("?dry_run=true", "format: toolcatalog/v1\ntools:\n  - name: brand_new\n    description: A new tool\n"),
 ]
 
 
@@ -60,6 +61,7 @@ def test_the_schema_declares_the_wrapper_and_the_document_itself(openapi: Schema
     wrapper, document = forms
     assert wrapper["required"] == ["document"] and wrapper["additionalProperties"] is False
     assert valid(document, V1_DOCUMENT) and valid(document, []) and not valid(document, {"document": V1_DOCUMENT})
+    assert valid(document, "tools: []")  # the document as JSON or YAML text
     assert operation(openapi, "POST", IMPORT)["requestBody"]["required"] is True
     declared = {parameter["name"] for parameter in operation(openapi, "POST", IMPORT)["parameters"]}
     assert {"format", "server_name", "category", "dry_run"} <= declared
