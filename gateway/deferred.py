@@ -104,7 +104,8 @@ def plan(kind: proxy.Kind, body: Any, *, pinned: tuple[str, ...] = (), defer_all
     """The deferred-loading plan of a request, or None when it defers nothing.
 
     `pinned` tools load from the start even when marked deferred; `defer_all` defers every tool
-    that is not pinned (the proxy's fail-safe when its filter selected nothing)."""
+    of the request's own that is not pinned (the proxy's fail-safe when its filter selected nothing):
+    the provider's tools stay loaded, as the filter keeps them, for no search would ever find them."""
     if not isinstance(body, dict) or not isinstance(body.get("tools"), list):
         return None
     tools = [t for t in body["tools"] if isinstance(t, dict)]
@@ -113,7 +114,9 @@ def plan(kind: proxy.Kind, body: Any, *, pinned: tuple[str, ...] = (), defer_all
     own_search = [t for t in tools if str(t.get("type", "")).startswith(_ANTHROPIC_SEARCH_TYPES)]
     tools = [t for t in tools if t not in own_search]
     pinned_names = set(pinned)
-    waits = [(defer_all or is_deferred(t)) and filtering.tool_name(t) not in pinned_names for t in tools]
+    responses = kind == "responses"
+    waits = [(is_deferred(t) or (defer_all and not filtering.is_provider_tool(t, responses)))
+             and filtering.tool_name(t) not in pinned_names for t in tools]
     if not any(waits):
         return None
     names = {filtering.tool_name(t) for t in tools}

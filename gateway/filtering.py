@@ -8,7 +8,8 @@ the small index built from a request's tools is kept in an LRU keyed by the tool
 list's hash, so a repeated tool list costs no rebuild at all.
 
 Pass-through (body forwarded byte for byte, the reason in `passthrough`): empty body,
-no query found, no tools found, embedding provider unavailable. Malformed JSON, a
+no query found, no tools found (or only the provider's own, which are never ranked), embedding
+provider unavailable. Malformed JSON, a
 JSONPath that does not parse or cannot be evaluated, or a tools path that finds something
 other than a list of objects raise `FilterInputError` (a 400 for the caller; more than
 FILTER_MAX_TOOLS tools a 413).
@@ -92,7 +93,7 @@ class FilterOptions:
     margin: float | None = None  # adaptive mode
     # Not a request option: the caller's pinned tools (its key's and its toolset's), by catalog name.
     pinned: tuple[str, ...] = ()
-    # Not a request option: what the body itself needs kept (`chosen_tools`, `provider_tools`), by name or engine key.
+    # Not a request option: the tools the body's `tool_choice` needs kept (`chosen_tools`), by name.
     needed: tuple[str, ...] = ()
 
 
@@ -247,13 +248,16 @@ def chosen_tools(body: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in (tool_name(t) for t in named if isinstance(t, dict)) if name))
 
 
-def provider_tools(body: dict, tools: list[dict]) -> list[str]:
-    """The provider's own tools, by engine key: the filter keeps them as sent and does not rank them.
-    A built-in tool has no name to rank (`{"type": "web_search_preview"}`); in a Responses body every
-    tool but a function is the provider's (`mcp`, `custom`, `namespace` have names, yet are not ours)."""
-    responses = is_responses_body(body)
-    return [key for key, tool in zip(_engine_keys(tools), tools, strict=True)
-            if not tool_name(tool) or (responses and tool.get("type") != "function")]
+def is_provider_tool(tool: dict, responses: bool) -> bool:
+    """One of the provider's own tools, which the filter keeps as sent and never ranks: a built-in tool
+    has no name to rank (`{"type": "web_search_preview"}`); in a Responses body every tool but a function
+    is the provider's (`mcp`, `custom`, `namespace` have names, yet are not the client's functions)."""
+    return not tool_name(tool) or (responses and tool.get("type") != "function")
+
+
+def own_tools(tools: list[dict], responses: bool) -> list[dict]:
+    """The request's own tools, in order: those the filter ranks, sends K of and logs as offered."""
+    return [tool for tool in tools if not is_provider_tool(tool, responses)]
 
 
 def find_tools(body: dict, options: FilterOptions) -> tuple[Any, list[dict] | None]:
@@ -338,30 +342,34 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
-    providers = provider_tools(body, tools)
-    options = replace(options, needed=(*chosen_tools(body), *providers))
+    responses = is_responses_body(body)
+    ours = own_tools(tools, responses)
+    options = replace(options, needed=chosen_tools(body))
     tokens_before = count_text(definition_json(tools))
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
     if upstream_searches_tools(body):
-        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="upstream-tool-search")
+        return _unchanged(raw, tools, ours, tokens_before, query, passthrough="upstream-tool-search")
+    if not ours:  # the provider's tools alone: nothing of the request's own to rank
+        return _unchanged(raw, tools, ours, tokens_before, query, passthrough="no-tools")
     if not query:
-        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="no-query")
+        return _unchanged(raw, tools, ours, tokens_before, query, passthrough="no-query")
     provider = get_provider()
     try:
-        index = tool_index(tools, provider, with_vectors=options.strategy != "bm25")
+        index = tool_index(ours, provider, with_vectors=options.strategy != "bm25")
     except EmbeddingProviderError as exc:
         logger.warning("filter passes the request through: %s", exc)
-        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="embedding-unavailable")
+        return _unchanged(raw, tools, ours, tokens_before, query, passthrough="embedding-unavailable")
     strategy = "bm25" if index.deferred else options.strategy
     result = route(index.routing, _route_request(query, options, index, strategy),
                    embed_texts=query_embedder(provider).embed_many)
     if result.strategy.embedding_unavailable:  # seed 004: pass the request through
-        return _unchanged(raw, tools, providers, tokens_before, query, passthrough="embedding-unavailable")
+        return _unchanged(raw, tools, ours, tokens_before, query, passthrough="embedding-unavailable")
     if not result.names:  # never zero tools: this door cannot serve a search, so every tool stays
-        return _unchanged(raw, tools, providers, tokens_before, query, fail_safe="nothing-selected")
+        return _unchanged(raw, tools, ours, tokens_before, query, fail_safe="nothing-selected")
     names = _top_k_filled(result.names, options, index)
     scores = {m.name: m.score for m in result.matches}
-    kept = [tools[index.positions[name]] for name in names]
+    ranked = [ours[index.positions[name]] for name in names]
+    kept = _in_the_clients_places(tools, ranked, responses)
     replace_tools(body, match, kept, options)
     filtered = json.dumps(body, ensure_ascii=False).encode("utf-8")
     return FilterOutcome(filtered, tools_before=len(tools), tools_after=len(kept), tokens_before=tokens_before,
@@ -371,14 +379,30 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
                          query=query, confidence=result.strategy.confidence,
                          offered=[{"name": index.catalog_names[index.positions[name]], "rank": rank,
                                    "score": round(float(scores[name]), 4) if name in scores else None}
-                                  for rank, name in enumerate(_ours(names, providers), start=1)],
+                                  for rank, name in enumerate(names, start=1)],
                          catalog_names=dict(zip((_display_name(key) for key in index.positions), index.catalog_names)))
+
+
+def _in_the_clients_places(tools: list[dict], ranked: list[dict], responses: bool) -> list[dict]:
+    """The tools sent on: each provider tool where the client put it, and the ranked tools, best first,
+    in the places the client's own tools held (the places past the last one sent dropped). A list that
+    begins or ends with the provider's tools still does, so the filtered body differs from the client's
+    only by the tools it drops and their order, and leading built-ins stay a stable prompt-cache prefix."""
+    best_first = iter(ranked)
+    placed: list[dict] = []
+    for tool in tools:
+        if is_provider_tool(tool, responses):
+            placed.append(tool)
+        elif (next_best := next(best_first, None)) is not None:
+            placed.append(next_best)
+    return placed
 
 
 def _top_k_filled(ranked: list[str], options: FilterOptions, index: ToolListIndex) -> list[str]:
     """TOP_K sends K tools, as seed 004 promises ("or fewer if less than K tools are available"):
     the engine offers no tool that scores 0 (no word and no positive cosine in common with the
-    query), so the rest come in the request's order."""
+    query), so the rest come in the request's order. The index holds the request's own tools
+    only: the provider's, kept beside them, are not among the K."""
     wanted = options.limit or DEFAULT_TOP_K
     if options.mode != "top_k" or len(ranked) >= wanted:
         return ranked
@@ -386,24 +410,18 @@ def _top_k_filled(ranked: list[str], options: FilterOptions, index: ToolListInde
     return [*ranked, *[key for key in index.positions if key not in shown][: wanted - len(ranked)]]
 
 
-def _unchanged(raw: bytes, tools: list[dict], providers: list[str], tokens: int, query: str, *,
+def _unchanged(raw: bytes, tools: list[dict], ours: list[dict], tokens: int, query: str, *,
                passthrough: str | None = None, fail_safe: str | None = None) -> FilterOutcome:
-    """Passed on with every tool: all of them were offered, in the request's order."""
-    names = [tool_name(t) for t in tools]
-    catalog = dict(zip(_engine_keys(tools), request_names_in_catalog(names), strict=True))
+    """Passed on with every tool: all of the request's own tools were offered, in the request's order.
+    The provider's tools, kept as sent without ranking, say nothing of the ranking: listed, they would
+    push the ranked tools down the ranks the learning loop reads (and a nameless one be logged as "tool")."""
+    names = [tool_name(t) for t in ours]
+    catalog = request_names_in_catalog(names)
     return FilterOutcome(raw, passthrough=passthrough, fail_safe=fail_safe, tools_before=len(tools),
                          tools_after=len(tools), tokens_before=tokens, tokens_after=tokens, query=query,
-                         offered=[{"name": catalog[key], "rank": rank, "score": None}
-                                  for rank, key in enumerate(_ours(list(catalog), providers), start=1)],
-                         catalog_names=dict(zip(names, catalog.values())))
-
-
-def _ours(keys: list[str], providers: list[str]) -> list[str]:
-    """The tools the usage log lists as offered, in order. The provider's own tools, kept as sent
-    without ranking, say nothing of the ranking: listed, they would push the ranked tools down the
-    ranks the learning loop reads (and a nameless one would be logged as "tool")."""
-    skipped = set(providers)
-    return [key for key in keys if key not in skipped]
+                         offered=[{"name": name, "rank": rank, "score": None}
+                                  for rank, name in enumerate(catalog, start=1)],
+                         catalog_names=dict(zip(names, catalog)))
 
 
 def search_tools(tools: list[dict], query: str, limit: int) -> list[int]:
