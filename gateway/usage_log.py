@@ -94,8 +94,9 @@ class LoggedRequest:
 
 def deferred_outcome(plan: deferred.Plan, options: filtering.FilterOptions,
                      turn: deferred.Turn | None = None) -> filtering.FilterOutcome:
-    """A deferred-loading turn as the usage log sees it: offered = the tools loaded from the start,
-    then those its searches loaded, in the order they were sent."""
+    """A deferred-loading turn as the usage log sees it: offered = the request's own tools loaded from
+    the start, then those its searches loaded, in the order they were sent (the provider's built-ins,
+    never ranked, are not listed, as the filter does not list them)."""
     by_name = {filtering.tool_name(t): t for t in plan.deferred}
     sent = plan.loaded + [by_name[name] for name in (turn.loaded_deferred if turn else []) if name in by_name]
     every = plan.loaded + plan.deferred
@@ -107,5 +108,5 @@ def deferred_outcome(plan: deferred.Plan, options: filtering.FilterOptions,
         tokens_after=count_text(definition_json(sent)), strategy="deferred",
         query=filtering.find_query(plan.body, options)[: settings.API_MAX_QUERY_CHARS], catalog_names=catalog,
         offered=[{"name": catalog.get(filtering.tool_name(t), filtering.tool_name(t)), "rank": rank, "score": None}
-                 for rank, t in enumerate(sent, start=1)],
+                 for rank, t in enumerate(filtering.own_tools(sent, plan.kind == "responses"), start=1)],
     )
