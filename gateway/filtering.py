@@ -95,6 +95,9 @@ class FilterOptions:
     pinned: tuple[str, ...] = ()
     # Not a request option: the tools the body's `tool_choice` needs kept (`chosen_tools`), by name.
     needed: tuple[str, ...] = ()
+    # Not a request option: the body's kind when the door knows it from its path (the proxy's "openai",
+    # "anthropic" or "responses"); None (/api/v1/filter) reads it from the body's shape.
+    kind: str | None = None
 
 
 @dataclass
@@ -220,11 +223,17 @@ def is_responses_body(body: dict) -> bool:
     return isinstance(body.get("input"), (str, list)) and "messages" not in body
 
 
-def upstream_searches_tools(body: dict) -> bool:
+def reads_as_responses(body: dict, options: FilterOptions) -> bool:
+    """Whether `body` is a Responses API request: as the door says when it knows (a Responses body may
+    carry `prompt` or `conversation` instead of `input`), else as its shape says."""
+    return options.kind == "responses" if options.kind else is_responses_body(body)
+
+
+def upstream_searches_tools(body: dict, options: FilterOptions) -> bool:
     """A Responses body with OpenAI's own `{"type": "tool_search"}`: the client chose the upstream's
     tool search over its deferred (`defer_loading`) tools, so they must reach it untouched."""
     tools = body.get("tools")
-    return (is_responses_body(body) and isinstance(tools, list)
+    return (reads_as_responses(body, options) and isinstance(tools, list)
             and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in tools))
 
 
@@ -291,8 +300,9 @@ def replace_tools(body: dict, match: Any, kept: list[dict], options: FilterOptio
 
 
 def find_query(body: dict, options: FilterOptions) -> str:
-    if options.query_path == DEFAULT_QUERY_PATH and is_responses_body(body):
-        return responses_query(body["input"])
+    if options.query_path == DEFAULT_QUERY_PATH and reads_as_responses(body, options):
+        given = body.get("input")
+        return responses_query(given) if isinstance(given, (str, list)) else ""
     matches = _find(options.query_path, "query_path", body)
     return "\n".join(t for t in (content_text(m.value) for m in matches) if t)
 
@@ -342,12 +352,12 @@ def filter_request(raw: bytes, options: FilterOptions, body: Any = None) -> Filt
     match, tools = find_tools(body, options)
     if not tools:
         return FilterOutcome(raw, passthrough="no-tools")
-    responses = is_responses_body(body)
+    responses = reads_as_responses(body, options)
     ours = own_tools(tools, responses)
     options = replace(options, needed=chosen_tools(body))
     tokens_before = count_text(definition_json(tools))
     query = find_query(body, options)[: settings.API_MAX_QUERY_CHARS]
-    if upstream_searches_tools(body):
+    if upstream_searches_tools(body, options):
         return _unchanged(raw, tools, ours, tokens_before, query, passthrough="upstream-tool-search")
     if not ours:  # the provider's tools alone: nothing of the request's own to rank
         return _unchanged(raw, tools, ours, tokens_before, query, passthrough="no-tools")

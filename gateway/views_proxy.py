@@ -117,7 +117,8 @@ class ProxyView(APIView):
     def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         started = time.perf_counter()
         raw = raw_body(request._request)
-        options = filter_options(request, from_query=False)
+        # The path says what the body is: a Responses body need not have the `input` its shape is read by.
+        options = replace(filter_options(request, from_query=False), kind=self.kind)
         headers = proxy.upstream_headers(self.kind, request.headers,
                                          getattr(request._request, "our_key_header", None))
         query = request.META.get("QUERY_STRING", "")
@@ -125,7 +126,7 @@ class ProxyView(APIView):
         chosen = filter_gateway.chosen_tools(body) if body is not None else ()  # never deferred
         pinned = tuple({spelling for name in (*options.pinned, *chosen)
                         for spelling in (name, external_name(name))})
-        plan = self._deferred_plan(body, pinned)
+        plan = self._deferred_plan(body, pinned, options)
         fail_safe = None
         if plan is not None:  # deferred loading skips the filter, not its checks and limits
             checked = plan.body  # the client's body, as sent
@@ -151,10 +152,11 @@ class ProxyView(APIView):
         return _deferred_response(plan, turn, stream=_wants_stream(raw), fail_safe=fail_safe,
                                   request_id=logged.outcome.request_id)
 
-    def _deferred_plan(self, body: Any, pinned: tuple[str, ...]) -> deferred.Plan | None:
+    def _deferred_plan(self, body: Any, pinned: tuple[str, ...],
+                       options: filter_gateway.FilterOptions) -> deferred.Plan | None:
         if self.serves_deferred:
             return deferred.plan(self.kind, body, pinned=pinned)
-        if deferred.plan(self.kind, body) is not None and not filter_gateway.upstream_searches_tools(body):
+        if deferred.plan(self.kind, body) is not None and not filter_gateway.upstream_searches_tools(body, options):
             raise ApiError(400, "invalid_request", DEFERRED_UNSUPPORTED)
         return None
 
