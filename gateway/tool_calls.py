@@ -8,7 +8,8 @@
 - OpenAI responses: `output[]` items of type `function_call`, their `name` (a `custom_tool_call` calls
   a `custom` tool, which the filter keeps as sent without ranking it: not evidence of its ranking);
   streamed, the item of each `response.output_item.added`/`.done` event, and the whole response
-  that `response.completed` carries.
+  that `response.completed` carries (an end event too long to keep, as one repeating long
+  `instructions` and many tools is, still ends the stream: its `event:` line or the start of its data says so).
 
 Names come back as the model spelled them, i.e. as the request offered them (for OpenAI and
 Anthropic, `files__read_file`); the caller maps them to catalog names.
@@ -18,6 +19,7 @@ Pure Python: no Django, nothing shared with the relay but the bytes it is fed.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 Kind = Literal["openai", "anthropic", "responses"]
@@ -27,6 +29,9 @@ RESPONSES_END_EVENTS = ("response.completed", "response.incomplete")
 # Longest SSE line kept while waiting for its end: a longer one (a huge text delta) is skipped,
 # it cannot be a tool call's first event, and the relay must not buffer without bound.
 MAX_LINE_BYTES = 1_000_000
+# The start of a Responses end event's data, for one too long to keep: `response.completed` repeats the
+# request's `instructions` and every tool, so it can pass MAX_LINE_BYTES, yet the stream did finish.
+_RESPONSES_END_START = re.compile(rb'data:\s*\{\s*"type"\s*:\s*"response\.(completed|incomplete)"')
 
 
 def called_in_answer(kind: Kind, body: bytes) -> list[str] | None:
@@ -68,6 +73,7 @@ class StreamedToolCalls:
         self._partial = b""
         self._skipping_line = False
         self._data: list[bytes] = []
+        self._event = ""  # the current event's `event:` name
 
     def feed(self, chunk: bytes) -> None:
         lines = chunk.split(b"\n")
@@ -79,6 +85,8 @@ class StreamedToolCalls:
                 continue
             self._line(line.rstrip(b"\r"))
         if len(self._partial) > MAX_LINE_BYTES:
+            if not self._skipping_line:  # the line's start, not a piece from its middle
+                self._over_long(self._partial)
             self._partial, self._skipping_line = b"", True
 
     def close(self) -> list[str]:
@@ -89,13 +97,23 @@ class StreamedToolCalls:
         self._dispatch()
         return self.names
 
+    def _over_long(self, start: bytes) -> None:
+        """A line too long to keep, from its start: a Responses end event still ends the stream (the
+        calls it repeats came in their own `response.output_item` events)."""
+        if self.kind == "responses" and start.startswith(b"data:") and (
+                self._event in RESPONSES_END_EVENTS or _RESPONSES_END_START.match(start)):
+            self.finished = True
+
     def _line(self, line: bytes) -> None:
         if not line:
             self._dispatch()
+            self._event = ""
         elif line.startswith(b"data:"):
             value = line[5:]
             self._data.append(value[1:] if value.startswith(b" ") else value)
-        # `event:`, `id:`, `retry:` and `:` comments say nothing the data does not.
+        elif line.startswith(b"event:"):
+            self._event = line[6:].strip().decode("utf-8", "replace")
+        # `id:`, `retry:` and `:` comments say nothing the data does not.
 
     def _dispatch(self) -> None:
         if not self._data:
