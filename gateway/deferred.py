@@ -42,6 +42,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from engine import render_definition
 from routing.meta_tool import PARAMETERS
 from shared.redis_client import get_redis
 
@@ -126,9 +127,8 @@ def plan(kind: proxy.Kind, body: Any, *, pinned: tuple[str, ...] = (), defer_all
 
 
 def search_tool(kind: proxy.Kind, name: str) -> dict:
-    if kind == "anthropic":
-        return {"name": name, "description": SEARCH_DESCRIPTION, "input_schema": PARAMETERS}
-    return {"type": "function", "function": {"name": name, "description": SEARCH_DESCRIPTION, "parameters": PARAMETERS}}
+    """The proxy's search tool as `kind`'s upstream takes a tool (the proxy's kinds are engine formats)."""
+    return render_definition(kind, name, SEARCH_DESCRIPTION, PARAMETERS)
 
 
 # --------------------------------------------------------------------------
