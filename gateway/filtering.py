@@ -259,9 +259,14 @@ def chosen_tools(body: dict) -> tuple[str, ...]:
 
 def is_provider_tool(tool: dict, responses: bool) -> bool:
     """One of the provider's own tools, which the filter keeps as sent and never ranks: a built-in tool
-    has no name to rank (`{"type": "web_search_preview"}`); in a Responses body every tool but a function
-    is the provider's (`mcp`, `custom`, `namespace` have names, yet are not the client's functions)."""
-    return not tool_name(tool) or (responses and tool.get("type") != "function")
+    has no name to rank (`{"type": "web_search_preview"}`); Anthropic's server tools have a name and a
+    versioned type (`{"type": "web_search_20250305", "name": "web_search"}`), where the client's tools have
+    none or `custom`; in a Responses body every tool but a function is the provider's (`mcp`, `custom`,
+    `namespace` have names, yet are not the client's functions)."""
+    kind = tool.get("type")
+    if responses:
+        return kind != "function" or not tool_name(tool)
+    return not tool_name(tool) or (isinstance(kind, str) and kind not in ("function", "custom"))
 
 
 def own_tools(tools: list[dict], responses: bool) -> list[dict]:

@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from tests.gateway.requests_shapes import openai_body, openai_tools, post_filter, responses_body, responses_tools
+from tests.gateway.requests_shapes import (
+    anthropic_body,
+    anthropic_tools,
+    openai_body,
+    openai_tools,
+    post_filter,
+    responses_body,
+    responses_tools,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +79,20 @@ def test_a_named_provider_tool_matching_the_query_takes_no_ranked_place(route_cl
     sent = json.loads(response.content)["tools"]
     assert function_names(sent) == ["get_weather"]
     assert sent == [*RESPONSES_PROVIDER_TOOLS, *responses_tools(FUNCTIONS)[:1]]  # where the client put them
+
+
+ANTHROPIC_SERVER_TOOLS: list[dict[str, Any]] = [
+    {"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
+    {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+]
+
+
+def test_anthropics_server_tools_are_kept_and_not_ranked(route_client) -> None:
+    """Anthropic's server tools have names, but a versioned type: the client's own tools have none (or `custom`)."""
+    client_tools = [{**tool, "type": "custom"} if i == 0 else tool for i, tool in enumerate(anthropic_tools(FUNCTIONS))]
+    body = anthropic_body("search the web for the weather forecast in Paris", tools=[*ANTHROPIC_SERVER_TOOLS, *client_tools])
+    response = post_filter(route_client, body, "limit=2&strategy=bm25")
+    assert response.status_code == 200, response.content
+    sent = json.loads(response.content)["tools"]
+    assert sent[:2] == ANTHROPIC_SERVER_TOOLS  # as sent, where the client put them
+    assert [t["name"] for t in sent[2:]][0] == "get_weather" and len(sent) == 4  # two of the client's own
