@@ -5,7 +5,7 @@ import httpx2 as httpx
 import pytest
 
 from tests.gateway.requests_shapes import anthropic_body, anthropic_tools, openai_body, openai_tools
-from tests.gateway.usage_support import logged_request, proxy_feedback
+from tests.gateway.usage_support import logged_request, proxy_feedback, used_tools_after_a_stream
 from toolcatalog.models import Tool
 from usage.models import Feedback, FeedbackSource
 
@@ -126,10 +126,4 @@ def test_a_stream_broken_off_records_only_what_it_called(live_server, upstream, 
     upstream.calls_tools = lambda body: calls
     body = openai_body("weather in Paris tomorrow?", stream=True)
     upstream.stream_cut_after = len(upstream.chat_completion_events(body)) - 2  # no finish_reason, no [DONE]
-    with httpx.stream("POST", f"{live_server.url}/v1/chat/completions", json=body,
-                      headers={"Authorization": f"Bearer {our_key}"}, timeout=10) as response:
-        b"".join(response.iter_bytes())
-        request_id = response.headers["x-toolrouter-request-id"]
-    logged_request(request_id)
-    feedback = Feedback.objects.filter(request_id=request_id).first()
-    assert (feedback.used_tools if feedback else None) == recorded
+    assert used_tools_after_a_stream(f"{live_server.url}/v1/chat/completions", body, our_key) == recorded

@@ -9,10 +9,9 @@ from openai import OpenAI
 
 from tests.gateway.proxy_support import last_upstream_request
 from tests.gateway.requests_shapes import RESPONSES_BUILT_INS, responses_body, responses_tools
-from tests.gateway.usage_support import logged_request, proxy_feedback
+from tests.gateway.usage_support import logged_request, proxy_feedback, used_tools_after_a_stream
 from tests.support.openai_server import FakeOpenAI
 from toolcatalog.models import Tool
-from usage.models import Feedback
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TOOLS = responses_tools() + RESPONSES_BUILT_INS
@@ -89,13 +88,7 @@ def test_a_stream_broken_off_records_only_what_it_called(live_server, upstream, 
     upstream.calls_tools = lambda body: calls
     body = responses_body("weather in Paris tomorrow?", stream=True)
     upstream.stream_cut_after = len(upstream.response_events(body)) - 1  # no response.completed
-    with httpx.stream("POST", f"{live_server.url}/v1/responses", json=body,
-                      headers={"Authorization": f"Bearer {our_key}"}, timeout=10) as response:
-        b"".join(response.iter_bytes())
-        request_id = response.headers["x-toolrouter-request-id"]
-    logged_request(request_id)
-    feedback = Feedback.objects.filter(request_id=request_id).first()
-    assert (feedback.used_tools if feedback else None) == recorded
+    assert used_tools_after_a_stream(f"{live_server.url}/v1/responses", body, our_key) == recorded
 
 
 def test_a_follow_up_turn_with_function_outputs(live_server, upstream, our_key) -> None:
