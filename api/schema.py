@@ -107,10 +107,9 @@ class ImportDocumentScheme(OpenApiSerializerExtension):
 
 # anyOf, not oneOf: an empty catalog's OpenAI and Anthropic lists are the same `[]`.
 EXPORT_ANSWER = OpenApiResponse(
-    {"anyOf": [EXPORT_FORMAT_SCHEMAS[fmt] for fmt in EXPORT_FORMATS]},
-    description="The catalog in `?format=`: toolcatalog/v1 (an object), openai or anthropic (a list of tools), "
-                "mcp (a tools/list result), gemini (a tools list of one Tool of function declarations), bedrock "
-                "(a Converse toolConfig); the first to sixth alternatives, in that order")
+    {"anyOf": [{"title": fmt, **EXPORT_FORMAT_SCHEMAS[fmt]} for fmt in EXPORT_FORMATS]},
+    description="The catalog in `?format=`: one alternative per format, titled by it (gemini's is the `tools` of a "
+                "generateContent request, bedrock's a Converse toolConfig)")
 
 
 class ErrorSerializer(serializers.Serializer):
