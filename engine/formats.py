@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .names import MAPPED_FORMATS
 from .types import ToolEntry
 
 
 def render_tool(tool: ToolEntry, fmt: str, external_name: str) -> Any:
     """One definition in `fmt`. Parameters are passed through untouched."""
-    name = tool.name if fmt in ("mcp", "names") else external_name
+    name = external_name if fmt in MAPPED_FORMATS else tool.name
     return render_definition(fmt, name, tool.description, tool.schema() or {"type": "object", "properties": {}})
 
 
