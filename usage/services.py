@@ -540,7 +540,7 @@ def _find_request(request_id: str, api_key_id: int | None) -> dict | None:
 
 def _request_from_db(request_id: str, api_key_id: int | None) -> dict[str, Any] | None:
     found = (RequestLog.objects.filter(request_id=request_id, api_key_id=api_key_id)
-             .values("api_key_id", "results", "created_at").first())
+             .values("results", "created_at").first())
     return dict(found) if found is not None else None
 
 
@@ -565,7 +565,7 @@ def _request_in(candidates: list[str | bytes], request_id: str, api_key_id: int 
         if needle in text:
             data = json.loads(text)
             if data.get("request_id") == request_id and data.get("api_key_id") == api_key_id:
-                return {"api_key_id": api_key_id, "results": _clean_results(data.get("results") or []),
+                return {"results": _clean_results(data.get("results") or []),
                         "created_at": datetime.fromisoformat(data["created_at"])}
     return None
 
