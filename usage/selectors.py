@@ -42,7 +42,7 @@ DEFAULT_RANGE = "24h"
 LOG_TABLE = RequestLog._meta.db_table
 
 
-def _utc_day_start(day: date) -> datetime:
+def utc_day_start(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
@@ -428,23 +428,23 @@ def resolve_range(key: str, now: datetime | None = None, *, first: date | None =
     if key == "custom" and first is not None and last is not None:
         last = min(last, today)
         first = min(first, last)
-        end = now if last == today else _utc_day_start(last + timedelta(days=1))
+        end = now if last == today else utc_day_start(last + timedelta(days=1))
     else:
         key = key if key in RANGE_DAYS else DEFAULT_RANGE
         if key == "24h":
             start = now - timedelta(hours=24)
             return UsageRange(key, start, now, "hour", None, start, client)
         first, end = today - timedelta(days=RANGE_DAYS[key] - 1), now
-    start = _utc_day_start(first)
+    start = utc_day_start(first)
     # Rollups hold finished days only: those of the range before `end` and before today. The rows
     # of all clients exist for every rolled-up day, those of one client only for its busy days.
-    before = min(end, _utc_day_start(today)).astimezone(UTC).date()
+    before = min(end, utc_day_start(today)).astimezone(UTC).date()
     last_rolled = (DailyUsage.objects.filter(client=None, day__gte=first, day__lt=before)
                    .aggregate(last=Max("day"))["last"])
     if last_rolled is None:
         return UsageRange(key, start, end, "day", None, start, client)
     return UsageRange(key, start, end, "day", (first, last_rolled),
-                      min(_utc_day_start(last_rolled + timedelta(days=1)), end), client)
+                      min(utc_day_start(last_rolled + timedelta(days=1)), end), client)
 
 
 def _rolled_up(model: type[RollupModel], r: UsageRange) -> QuerySet[RollupModel]:
@@ -510,7 +510,7 @@ def range_feedback_series(r: UsageRange) -> list[tuple[datetime, FeedbackTotals]
     if r.rollup_days is not None:
         names = list(asdict(FeedbackTotals()))
         for row in _rolled_up(DailyUsage, r).filter(feedback__gt=0).values("day", *names):
-            start = _utc_day_start(row.pop("day"))
+            start = utc_day_start(row.pop("day"))
             points[start] = FeedbackTotals(**row).merged(points.get(start, FeedbackTotals()))
     return sorted(points.items(), key=lambda point: point[0])
 
@@ -520,7 +520,7 @@ def range_series(r: UsageRange) -> list[SeriesPoint]:
     points = {p.start: p for p in window_series(r.raw_start, r.end, r.bucket, r.client)}
     if r.rollup_days is not None:
         for row in _rolled_up(DailyUsage, r):
-            start = _utc_day_start(row.day)
+            start = utc_day_start(row.day)
             points[start] = SeriesPoint(start, row.requests, row.latency_p50_ms, row.latency_p95_ms, row.tokens_saved)
     step = timedelta(hours=1) if r.bucket == "hour" else timedelta(days=1)
     cursor = r.start.replace(minute=0, second=0, microsecond=0)

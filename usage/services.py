@@ -624,10 +624,6 @@ def dismiss_query(query_hash: str, query: str | None, by: str) -> DismissedQuery
 
 # --- rollups and retention ---------------------------------------------------------------------
 
-def day_start(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
-
-
 def _utc_day(moment: datetime) -> date:
     return moment.astimezone(UTC).date()
 
@@ -671,7 +667,7 @@ def prune_and_roll_up(now: datetime | None = None) -> dict:
     days = sorted({*_days_to_roll_up(today, cutoff_day), *marked})
     for day in days:
         roll_up_day(day)
-    cutoff = day_start(cutoff_day)
+    cutoff = selectors.utc_day_start(cutoff_day)
     pruned_requests, _ = RequestLog.objects.filter(created_at__lt=cutoff).delete()
     pruned_feedback, _ = Feedback.objects.filter(created_at__lt=cutoff).delete()
     from .suggestions import forget_aged_out  # suggestions build on this module
@@ -696,7 +692,7 @@ def _days_to_roll_up(today: date, cutoff_day: date) -> list[date]:
 def roll_up_day(day: date) -> None:
     """Replace the rollups of one UTC day with figures computed from its raw rows: those of all
     clients together, then those of each client of the day."""
-    start, end = day_start(day), day_start(day + timedelta(days=1))
+    start, end = selectors.utc_day_start(day), selectors.utc_day_start(day + timedelta(days=1))
     with transaction.atomic():
         _lock_client_names()  # a rename moving the day's rows while they are counted would split the client
         DayToRollUp.objects.filter(day=day).delete()  # before reading: a change from now on marks it again
