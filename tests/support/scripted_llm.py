@@ -1,4 +1,4 @@
-"""A real HTTP server speaking OpenAI's Chat Completions and Anthropic's Messages, whose answers
+"""A real HTTP server speaking OpenAI's Chat Completions and Responses and Anthropic's Messages, whose answers
 a test scripts, and which keeps the raw bytes of every request (for prompt-prefix checks).
 
 The script is a function of the request body: it returns either {"text": "..."} or
@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from tests.support.local_server import LocalServer
 
 Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...}
+PATHS = {"anthropic": "/messages", "responses": "/responses"}
 
 
 class ScriptedLLM(LocalServer):
@@ -36,9 +37,8 @@ class ScriptedLLM(LocalServer):
                     llm.raw.append((self.path, raw))
                     number = len(llm.raw)
                 body = json.loads(raw)
-                kind = "anthropic" if self.path.endswith("/messages") else "openai"
-                move = llm.script(kind, body)
-                answer = anthropic_answer(body, move, number) if kind == "anthropic" else openai_answer(body, move, number)
+                kind = next((k for k, path in PATHS.items() if self.path.endswith(path)), "openai")
+                answer = ANSWERS[kind](body, llm.script(kind, body), number)
                 data = json.dumps(answer).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -73,3 +73,24 @@ def anthropic_answer(body: dict, move: dict, number: int) -> dict:
     return {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model", ""),
             "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+def responses_answer(body: dict, move: dict, number: int) -> dict:
+    """A Responses API answer as a reasoning model gives it: a reasoning item, then the call or the message."""
+    reasoning = {"type": "reasoning", "id": f"rs_{number}", "summary": []}
+    if "call" in move:
+        said = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call_{number}", "name": move["call"],
+                "arguments": json.dumps(move["arguments"]), "status": "completed"}
+    else:
+        said = {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": move["text"], "annotations": []}]}
+    return {"id": f"resp_{number}", "object": "response", "created_at": 0, "status": "completed",
+            "model": body.get("model", ""), "output": [reasoning, said], "parallel_tool_calls": True,
+            "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
+            "previous_response_id": body.get("previous_response_id"),
+            "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}
+
+
+ANSWERS: dict[str, Callable[[dict, dict, int], dict]] = {
+    "openai": openai_answer, "anthropic": anthropic_answer, "responses": responses_answer}
