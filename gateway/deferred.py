@@ -1,4 +1,4 @@
-"""Deferred tool loading in the proxy, for any upstream (Chat Completions included).
+"""Deferred tool loading in the proxy, for any upstream (Chat Completions and the Responses API included).
 
 A request marks tools as deferred with `"defer_loading": true` (Anthropic's flag; accepted the
 same way in OpenAI bodies, on the tool or inside its `function`, and never forwarded). The
@@ -22,10 +22,22 @@ place on later turns, with the tools it found, so that turn N+1's upstream reque
 with turn N's byte for byte. A deferred tool the conversation has already called is loaded
 even when Redis forgot the search (so a history never names a tool that is not sent).
 
+The Responses API (`/v1/responses`): the conversation is `input` (a string is one user message),
+a searching answer's `output` items go back into it as returned (reasoning items included: the
+API wants them beside their function calls), then one `function_call_output` per call. With
+`previous_response_id` the upstream holds the conversation: the searches of earlier turns are in
+its chain (the input of the final round, whose id the client names next), so nothing is put back;
+but the upstream keeps no tools between requests, so the deferred tools each final answer was
+given are remembered per key and answer id, and loaded first for a request naming that id. The
+provider's own tools (web_search, mcp, namespace...) are never deferred nor searched: a body that
+defers one needs OpenAI's own `tool_search` (such a body goes upstream untouched, see the view).
+
 Streaming: with `"stream": true` the upstream is asked without streaming (the proxy must see
 a whole answer to know whether it calls the search tool) and the final answer is sent to the
-client as the provider's server-sent events (one event per content block or tool call): a
-valid stream, which starts once the answer is complete.
+client as the provider's server-sent events (one event per content block or tool call; for the
+Responses API its typed, numbered events, each output item opened, filled in one delta and closed,
+then `response.completed` with the whole response): a valid stream, which starts once the answer
+is complete.
 
 Other tool calls in an answer that also searches are answered "not run: call it again", as
 their tools may only now be loaded; the model calls them again in the next round.
@@ -33,6 +45,7 @@ their tools may only now be loaded; the model calls them again in the next round
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 from collections.abc import Iterator
@@ -59,8 +72,11 @@ SEARCH_DESCRIPTION = (
 DEFAULT_SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 20
 _MEMORY_PREFIX = "toolrouter:deferred:"
+_RESPONSE_PREFIX = _MEMORY_PREFIX + "response:"  # deferred tools loaded per Responses answer id
 _ANTHROPIC_SEARCH_TYPES = "tool_search_tool_"  # Anthropic's own server-side search tools
 NOT_RUN = "Not run: tool_search was called in the same step. Call this tool again now if you still need it."
+# The Responses API's calls the client runs, and the item that answers each (every call needs its answer).
+RESPONSES_OUTPUTS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 
 
 def dumps(value: Any) -> str:
@@ -126,6 +142,15 @@ def plan(kind: proxy.Kind, body: Any, *, pinned: tuple[str, ...] = (), defer_all
                 [without_flag(t) for t, w in zip(tools, waits, strict=True) if w], search_name, body["tools"])
 
 
+def defers_a_provider_tool(kind: proxy.Kind, body: Any) -> bool:
+    """A Responses body marking one of the provider's own tools (`web_search`, `mcp`, a `namespace`...)
+    deferred: the proxy's search finds function tools only, so only the upstream's own `tool_search` could
+    load it."""
+    tools = body.get("tools") if kind == "responses" and isinstance(body, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and is_deferred(t) and filtering.is_provider_tool(t, True)
+                                           for t in tools)
+
+
 def search_tool(kind: proxy.Kind, name: str) -> dict:
     """The proxy's search tool as `kind`'s upstream takes a tool (the proxy's kinds are engine formats)."""
     return render_definition(kind, name, SEARCH_DESCRIPTION, PARAMETERS)
@@ -146,20 +171,30 @@ def answer_calls(kind: proxy.Kind, answer: dict) -> list[Call]:
         blocks = answer.get("content") or []
         return [Call(str(b.get("id")), str(b.get("name")), _object(b.get("input")))
                 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    if kind == "responses":
+        return [Call(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
+                for item in _output(answer) if item.get("type") == "function_call"]
     message = _openai_message(answer)
-    calls = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
-            arguments = {}
-        calls.append(Call(str(call.get("id")), str(function.get("name")), arguments if isinstance(arguments, dict) else {}))
-    return calls
+    return [Call(str(call.get("id")), str((call.get("function") or {}).get("name")),
+                 _arguments((call.get("function") or {}).get("arguments")))
+            for call in message.get("tool_calls") or []]
 
 
 def _object(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
+
+
+def _arguments(text: Any) -> dict:
+    try:
+        return _object(json.loads(text or "{}"))
+    except (ValueError, TypeError):
+        return {}
+
+
+def _output(answer: dict) -> list[dict]:
+    """A Responses answer's output items."""
+    output = answer.get("output")
+    return [item for item in output if isinstance(item, dict)] if isinstance(output, list) else []
 
 
 def _openai_message(answer: dict) -> dict:
@@ -174,6 +209,12 @@ def exchange(kind: proxy.Kind, answer: dict, results: dict[str, str]) -> list[di
         return [{"role": "assistant", "content": answer.get("content") or []},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": text}
                                              for call_id, text in results.items()]}]
+    if kind == "responses":
+        # Every output item goes back as returned: the API wants a reasoning item beside its function call.
+        items = _output(answer)
+        return items + [{"type": RESPONSES_OUTPUTS[item["type"]], "call_id": item.get("call_id"),
+                         "output": results.get(str(item.get("call_id")), NOT_RUN)}
+                        for item in items if item.get("type") in RESPONSES_OUTPUTS]
     message = _openai_message(answer)
     said = {"role": "assistant", "content": message.get("content"), "tool_calls": message.get("tool_calls") or []}
     return [said] + [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in results.items()]
@@ -183,9 +224,13 @@ def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
     """Tools the conversation has called so far, in order of first call."""
     names: list[Any] = []
     for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+        if not isinstance(message, dict):
             continue
-        if kind == "anthropic":
+        if kind == "responses":  # a call is an item of its own
+            names += [message.get("name")] if message.get("type") == "function_call" else []
+        elif message.get("role") != "assistant":
+            continue
+        elif kind == "anthropic":
             content = message.get("content")
             names += [b.get("name") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"] \
                 if isinstance(content, list) else []
@@ -206,8 +251,20 @@ class Memory:
     stored: dict[int, dict] = field(default_factory=dict)  # position -> {"messages": [...], "found": [...]}
 
 
+def client_conversation(plan: Plan) -> list[Any]:
+    """The conversation the client sent: `messages`, or a Responses body's `input` (a string is one user message)."""
+    if plan.kind == "responses":
+        given = plan.body.get("input")
+        return [{"role": "user", "content": given}] if isinstance(given, str) else given if isinstance(given, list) else []
+    messages = plan.body.get("messages")
+    return messages if isinstance(messages, list) else []
+
+
 def conversation_keys(key_id: int | None, plan: Plan, messages: list[Any]) -> list[str]:
-    digest = hashlib.sha256(_canonical([key_id, plan.kind, plan.client_tools, plan.body.get("system")]))
+    # A Responses conversation may live upstream, after `previous_response_id` (or in a `conversation`).
+    before = [plan.body.get(k) for k in ("instructions", "previous_response_id", "conversation")] \
+        if plan.kind == "responses" else [plan.body.get("system")]
+    digest = hashlib.sha256(_canonical([key_id, plan.kind, plan.client_tools, *before]))
     keys = [digest.hexdigest()]
     for message in messages:
         digest = hashlib.sha256(digest.digest() + _canonical(message))
@@ -239,6 +296,33 @@ def remember(memory: Memory, position: int, messages: list[dict], found: list[st
         logger.warning("tool search not remembered (Redis unreachable: %s); the next turn's prefix will differ", exc)
 
 
+def _response_key(key_id: int | None, response_id: str) -> str:
+    return _RESPONSE_PREFIX + hashlib.sha256(_canonical([key_id, response_id])).hexdigest()
+
+
+def remember_response(key_id: int | None, response_id: str, loaded: list[str]) -> None:
+    """The deferred tools a Responses answer was given: a request naming it as `previous_response_id` continues
+    a conversation the upstream holds, searches included, but the upstream keeps no tools between requests."""
+    try:
+        get_redis().set(_response_key(key_id, response_id), dumps(loaded), ex=settings.PROXY_TOOL_SEARCH_MEMORY_SECONDS)
+    except redis.RedisError as exc:
+        logger.warning("tools found not remembered (Redis unreachable: %s); the next turn must search again", exc)
+
+
+def recall_response(key_id: int | None, response_id: Any) -> list[str]:
+    if not isinstance(response_id, str):
+        return []
+    try:
+        value = get_redis().get(_response_key(key_id, response_id))
+        loaded = json.loads(value) if value else []
+    except redis.RedisError as exc:
+        logger.warning("tools found earlier not loaded (Redis unreachable: %s)", exc)
+        return []
+    except ValueError:
+        return []
+    return [n for n in loaded if isinstance(n, str)] if isinstance(loaded, list) else []
+
+
 # --------------------------------------------------------------------------
 # one turn
 # --------------------------------------------------------------------------
@@ -256,13 +340,14 @@ class Conversation:
 
     def __init__(self, plan: Plan, key_id: int | None) -> None:
         self.plan = plan
-        sent_messages = plan.body.get("messages")
-        client_messages: list[Any] = sent_messages if isinstance(sent_messages, list) else []
+        client_messages = client_conversation(plan)
         self.client_messages = client_messages
         self.memory = recall(key_id, plan, client_messages)
         self.by_name = {filtering.tool_name(t): t for t in plan.deferred}
         self.sent: list[str] = []  # deferred tools sent, in order
         self.messages: list[Any] = []
+        if plan.kind == "responses":  # first, as they were last sent: the tools of the upstream's conversation
+            self._load(recall_response(key_id, plan.body.get("previous_response_id")))
         for position, message in enumerate([*client_messages, None]):
             stored = self.memory.stored.get(position)
             if stored:
@@ -283,7 +368,10 @@ class Conversation:
         body = dict(self.plan.body)
         body["tools"] = [*self.plan.loaded, search_tool(self.plan.kind, self.plan.search_name),
                          *(self.by_name[n] for n in self.sent)]
-        body["messages"] = self.messages
+        if self.plan.kind != "responses":
+            body["messages"] = self.messages
+        elif self.messages or isinstance(body.get("input"), (str, list)):  # else no `input`, or one the upstream judges
+            body["input"] = self.messages
         if body.get("stream"):
             body["stream"] = False
             body.pop("stream_options", None)
@@ -319,9 +407,11 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
     max_rounds = settings.PROXY_TOOL_SEARCH_MAX_ROUNDS
     turn = Turn(proxy.UpstreamReply(0, ""))
     new_exchange: list[dict] = []
+    answer: Any = None
     while True:
         reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
         turn.reply = reply
+        answer = None
         if not 200 <= reply.status < 300:
             break
         try:
@@ -351,6 +441,9 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         remember(conversation.memory, len(conversation.client_messages),
                  conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
     turn.loaded_deferred = list(conversation.sent)
+    if plan.kind == "responses" and turn.loaded_deferred and plan.body.get("store") is not False \
+            and isinstance(answer, dict) and isinstance(answer.get("id"), str):
+        remember_response(key_id, answer["id"], turn.loaded_deferred)
     return turn
 
 
@@ -361,6 +454,8 @@ def as_events(kind: proxy.Kind, answer: dict) -> Iterator[bytes]:
     """Server-sent events carrying `answer`, as the provider streams one."""
     if kind == "anthropic":
         yield from _anthropic_events(answer)
+    elif kind == "responses":
+        yield from _responses_events(answer)
     else:
         yield from _openai_events(answer)
 
@@ -410,3 +505,54 @@ def _anthropic_events(answer: dict) -> Iterator[bytes]:
                                                    "stop_sequence": answer.get("stop_sequence")},
                 "usage": {"output_tokens": (answer.get("usage") or {}).get("output_tokens", 0)}}, "message_delta")
     yield _sse({"type": "message_stop"}, "message_stop")
+
+
+_RESPONSES_ENDS = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
+
+
+def _responses_events(answer: dict) -> Iterator[bytes]:
+    """Typed, numbered events: the response opened, each output item opened, its text or arguments in one
+    delta, closed, then the whole response in the event its status ends with."""
+    numbers = itertools.count()
+
+    def event(kind: str, **payload: Any) -> bytes:
+        return _sse({"type": kind, **payload, "sequence_number": next(numbers)}, kind)
+
+    opening = {**answer, "status": "in_progress", "output": []}
+    if "usage" in opening:
+        opening["usage"] = None  # counted once the answer is done
+    yield event("response.created", response=opening)
+    yield event("response.in_progress", response=opening)
+    for index, item in enumerate(_output(answer)):
+        for kind, payload in _responses_item_events(item):
+            yield event(kind, output_index=index, **payload)
+    yield event(_RESPONSES_ENDS.get(str(answer.get("status")), "response.completed"), response=answer)
+
+
+def _responses_item_events(item: dict) -> Iterator[tuple[str, dict]]:
+    """One output item's events (each but its output_index and sequence number)."""
+    item_id = item.get("id")
+    if item.get("type") == "message":
+        yield "response.output_item.added", {"item": {**item, "status": "in_progress", "content": []}}
+        for number, part in enumerate(p for p in item.get("content") or [] if isinstance(p, dict)):
+            where = {"item_id": item_id, "content_index": number}
+            if part.get("type") == "output_text":
+                text, logprobs = part.get("text", ""), part.get("logprobs") or []
+                yield "response.content_part.added", {**where, "part": {**part, "text": "", "annotations": []}}
+                yield "response.output_text.delta", {**where, "delta": text, "logprobs": logprobs}
+                yield "response.output_text.done", {**where, "text": text, "logprobs": logprobs}
+            elif part.get("type") == "refusal":
+                yield "response.content_part.added", {**where, "part": {**part, "refusal": ""}}
+                yield "response.refusal.delta", {**where, "delta": part.get("refusal", "")}
+                yield "response.refusal.done", {**where, "refusal": part.get("refusal", "")}
+            else:
+                yield "response.content_part.added", {**where, "part": part}
+            yield "response.content_part.done", {**where, "part": part}
+    elif item.get("type") == "function_call":
+        arguments = item.get("arguments", "")
+        yield "response.output_item.added", {"item": {**item, "arguments": "", "status": "in_progress"}}
+        yield "response.function_call_arguments.delta", {"item_id": item_id, "delta": arguments}
+        yield "response.function_call_arguments.done", {"item_id": item_id, "arguments": arguments}
+    else:
+        yield "response.output_item.added", {"item": item}
+    yield "response.output_item.done", {"item": item}

@@ -48,11 +48,9 @@ logger = logging.getLogger(__name__)
 
 KEY_HEADER = "X-Toolrouter-Key"
 T = TypeVar("T")
-# Deferred loading rewrites the conversation (`messages`) and replays a whole answer as events; the
-# Responses API's conversation is `input` or the upstream's own (`previous_response_id`), so not yet.
-DEFERRED_UNSUPPORTED = ("Deferred loading (\"defer_loading\": true) is served by toolrouter for /v1/chat/completions "
-                        "and /v1/messages only: on /v1/responses add OpenAI's own {\"type\": \"tool_search\"} tool, "
-                        "whose search the upstream runs, or send these tools without the flag.")
+DEFERRED_PROVIDER_TOOL = ("toolrouter's tool search finds function tools only, so a provider's own tool (web_search, "
+                          "mcp, namespace...) cannot wait for it: drop its \"defer_loading\", or add OpenAI's own "
+                          "{\"type\": \"tool_search\"} tool, whose search the upstream runs.")
 
 
 class ProxyKeyAuthentication(authentication.BaseAuthentication):
@@ -107,7 +105,6 @@ PROXY_RESPONSES = {
 class ProxyView(APIView):
     required_scope = "route"
     kind: proxy.Kind = "openai"
-    serves_deferred = True  # deferred loading, and the fail-safe that puts every tool behind the search tool
     authentication_classes = [ProxyKeyAuthentication]
     parser_classes: list = []
     content_negotiation_class = IgnoreAccept
@@ -133,8 +130,8 @@ class ProxyView(APIView):
             filter_input(lambda: (filter_gateway.find_tools(checked, options), filter_gateway.find_query(checked, options)))
         else:
             outcome = run_filter(raw, options, body)  # the body read above, not parsed again
-            # Without deferred loading, nothing selected keeps every tool, as the filter gateway does.
-            if not outcome.fail_safe or not self.serves_deferred:
+            # Without deferred loading, the tools the filter selected (or all of them, passed through) go upstream.
+            if not outcome.fail_safe:
                 logged = LoggedRequest(outcome, api_key_of(request), "proxy", started)
                 with logged.unless_answered():
                     reply = _forwarded(lambda: proxy.forward(
@@ -154,11 +151,11 @@ class ProxyView(APIView):
 
     def _deferred_plan(self, body: Any, pinned: tuple[str, ...],
                        options: filter_gateway.FilterOptions) -> deferred.Plan | None:
-        if self.serves_deferred:
-            return deferred.plan(self.kind, body, pinned=pinned)
-        if deferred.plan(self.kind, body) is not None and not filter_gateway.upstream_searches_tools(body, options):
-            raise ApiError(400, "invalid_request", DEFERRED_UNSUPPORTED)
-        return None
+        if isinstance(body, dict) and filter_gateway.upstream_searches_tools(body, options):
+            return None  # the client chose OpenAI's own search: its deferred tools go upstream untouched
+        if deferred.defers_a_provider_tool(self.kind, body):
+            raise ApiError(400, "invalid_request", DEFERRED_PROVIDER_TOOL)
+        return deferred.plan(self.kind, body, pinned=pinned)
 
 
 class ChatCompletionsView(ProxyView):
@@ -173,7 +170,6 @@ class ResponsesView(ProxyView):
     """OpenAI's Responses API: what the OpenAI SDK's `client.responses.create` calls."""
 
     kind = "responses"
-    serves_deferred = False
 
 
 def _forwarded(call: Callable[[], T]) -> T:

@@ -9,7 +9,7 @@ from openai import OpenAI
 
 from tests.gateway.proxy_support import last_upstream_request
 from tests.gateway.requests_shapes import RESPONSES_BUILT_INS, responses_body, responses_tools
-from tests.gateway.usage_support import logged_request, proxy_feedback, used_tools_after_a_stream
+from tests.gateway.usage_support import proxy_feedback, used_tools_after_a_stream
 from tests.support.openai_server import FakeOpenAI
 from toolcatalog.models import Tool
 
@@ -111,23 +111,6 @@ def test_called_names_come_back_as_catalog_names(live_server, upstream, our_key)
                           headers={"Authorization": f"Bearer {our_key}"})
     assert response.status_code == 200
     assert proxy_feedback(response.headers["x-toolrouter-request-id"]).used_tools == ["files.read_file"]
-
-
-def test_nothing_selected_sends_every_tool(live_server, upstream, our_key) -> None:
-    response = httpx.post(f"{live_server.url}/v1/responses", json=responses_body("zzqx qqzx"),
-                          headers={"Authorization": f"Bearer {our_key}", "X-Toolrouter-Strategy": "bm25"})
-    assert response.status_code == 200 and response.headers["x-toolrouter-fail-safe"] == "nothing-selected"
-    assert sent_tools(upstream) == responses_tools()  # as the filter does: the chat proxy's search tool is not served here
-    assert logged_request(response.headers["x-toolrouter-request-id"]).endpoint == "proxy"
-
-
-def test_deferred_loading_is_refused_before_the_upstream(live_server, upstream, our_key) -> None:
-    tools = [{**t, "defer_loading": True} for t in responses_tools()]
-    response = httpx.post(f"{live_server.url}/v1/responses", json=responses_body("weather in Paris", tools=tools),
-                          headers={"Authorization": f"Bearer {our_key}"})
-    assert response.status_code == 400 and response.json()["error"] == "invalid_request"
-    assert "tool_search" in response.json()["message"]  # says how to defer on this path
-    assert upstream.requests == []
 
 
 def test_deferred_tools_with_openais_own_tool_search_reach_the_upstream_untouched(live_server, upstream,
