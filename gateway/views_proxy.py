@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -100,6 +100,17 @@ PROXY_RESPONSES = {
     200: OpenApiResponse(ANY_OBJECT, description="The upstream's answer (text/event-stream when the body asks to stream)"),
     **errors(400, 401, 403, 405, 413, 415, 429, 502, 503, 504),
 }
+# The answer headers _deferred_response() adds when tools were marked "defer_loading".
+DEFERRED_HEADERS = [
+    OpenApiParameter(name, str, OpenApiParameter.HEADER, response=[200], description=description)
+    for name, description in (
+        ("X-Toolrouter-Tools-Deferred", "Deferred loading: how many deferred tools no search loaded."),
+        ("X-Toolrouter-Tool-Search-Rounds", "Deferred loading: how many rounds of searches the proxy served this turn."),
+        ("X-Toolrouter-Tools-Found", "Deferred loading: the tools this turn's searches loaded, comma-separated."),
+        ("X-Toolrouter-Tool-Search", "Deferred loading: rounds-exhausted when the model still searched after "
+                                     "PROXY_TOOL_SEARCH_MAX_ROUNDS rounds: the answer passed on is that search call."),
+    )
+]
 
 
 class ProxyView(APIView):
@@ -109,7 +120,8 @@ class ProxyView(APIView):
     parser_classes: list = []
     content_negotiation_class = IgnoreAccept
 
-    @extend_schema(request=JSON_OBJECT_BODY, responses=PROXY_RESPONSES, parameters=[*OPTION_HEADERS, *OUTCOME_HEADERS],
+    @extend_schema(request=JSON_OBJECT_BODY, responses=PROXY_RESPONSES,
+                   parameters=[*OPTION_HEADERS, *OUTCOME_HEADERS, *DEFERRED_HEADERS],
                    summary="Filter tools, then forward upstream")
     def post(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         started = time.perf_counter()
