@@ -7,8 +7,9 @@ ranking may drop it:
     select:get_forecast,send_email         several, comma-separated (or several select: terms)
     select:/^github\\./                     every tool whose name the regular expression finds
 
-The terms are taken out of the query; what is left (if anything) is ranked as usual and fills
-the places after the explicit tools. A regular expression is bounded two ways, because
+The terms are taken out of the query; what is left (if anything) is ranked as usual and follows
+the explicit tools. The request's limit counts the ranked tools only, so naming tools never
+pushes out the ones the ranking would send. A regular expression is bounded two ways, because
 Python's `re` has no timeout: it is at most `MAX_PATTERN_CHARS` characters, it is only ever
 run against tool names (at most 128 characters each), and the whole search over the catalog
 runs under a time budget (`PATTERN_BUDGET_SECONDS`, the `regex` package's timeout); names not

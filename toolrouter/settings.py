@@ -330,7 +330,7 @@ CELERY_BEAT_SCHEDULE["learning-check-catalog"] = {
 }
 
 # --- Interoperability (issue 7): the filter gateway (POST /api/v1/filter) and the
-# OpenAI/Anthropic-compatible proxy (POST /v1/chat/completions, POST /v1/messages).
+# OpenAI/Anthropic-compatible proxy (POST /v1/chat/completions, /v1/responses, /v1/messages).
 LLM_MAX_BODY_BYTES = env_int("LLM_MAX_BODY_BYTES", 20_000_000)  # LLM requests carry whole conversations
 LLM_MAX_JSON_DEPTH = env_int("LLM_MAX_JSON_DEPTH", 100)  # tool schemas nest deeper than API bodies
 FILTER_MAX_LIMIT = env_int("FILTER_MAX_LIMIT", 128)
