@@ -1,8 +1,9 @@
 """A real HTTP server speaking OpenAI's Chat Completions and Responses and Anthropic's Messages, whose answers
 a test scripts, and which keeps the raw bytes of every request (for prompt-prefix checks).
 
-The script is a function of the request body: it returns either {"text": "..."} or
-{"call": NAME, "arguments": {...}}; the server wraps it in the provider's answer shape.
+The script is a function of the request body: it returns either {"text": "..."}, or
+{"call": NAME, "arguments": {...}}, or {"calls": [{"call": ..., "arguments": ...}, ...]} (several calls in one
+answer); the server wraps it in the provider's answer shape.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from http.server import BaseHTTPRequestHandler
 
 from tests.support.local_server import LocalServer
 
-Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...}
+Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]}
 PATHS = {"anthropic": "/messages", "responses": "/responses"}
 
 
@@ -49,11 +50,20 @@ class ScriptedLLM(LocalServer):
         return Handler
 
 
+def calls(move: dict) -> list[dict]:
+    return move["calls"] if "calls" in move else [move] if "call" in move else []
+
+
+def call_id(prefix: str, number: int, position: int) -> str:
+    """The first call of answer 7 is `call_7`, the next ones `call_7_1`, `call_7_2`..."""
+    return f"{prefix}_{number}" + (f"_{position}" if position else "")
+
+
 def openai_answer(body: dict, move: dict, number: int) -> dict:
-    if "call" in move:
+    if calls(move):
         message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"call_{number}", "type": "function",
-             "function": {"name": move["call"], "arguments": json.dumps(move["arguments"])}}]}
+            {"id": call_id("call", number, i), "type": "function",
+             "function": {"name": c["call"], "arguments": json.dumps(c["arguments"])}} for i, c in enumerate(calls(move))]}
         finish = "tool_calls"
     else:
         message = {"role": "assistant", "content": move["text"]}
@@ -64,8 +74,9 @@ def openai_answer(body: dict, move: dict, number: int) -> dict:
 
 
 def anthropic_answer(body: dict, move: dict, number: int) -> dict:
-    if "call" in move:
-        content = [{"type": "tool_use", "id": f"toolu_{number}", "name": move["call"], "input": move["arguments"]}]
+    if calls(move):
+        content = [{"type": "tool_use", "id": call_id("toolu", number, i), "name": c["call"], "input": c["arguments"]}
+                   for i, c in enumerate(calls(move))]
         stop = "tool_use"
     else:
         content = [{"type": "text", "text": move["text"]}]
@@ -78,14 +89,15 @@ def anthropic_answer(body: dict, move: dict, number: int) -> dict:
 def responses_answer(body: dict, move: dict, number: int) -> dict:
     """A Responses API answer as a reasoning model gives it: a reasoning item, then the call or the message."""
     reasoning = {"type": "reasoning", "id": f"rs_{number}", "summary": []}
-    if "call" in move:
-        said = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call_{number}", "name": move["call"],
-                "arguments": json.dumps(move["arguments"]), "status": "completed"}
+    if calls(move):
+        said = [{"type": "function_call", "id": call_id("fc", number, i), "call_id": call_id("call", number, i),
+                 "name": c["call"], "arguments": json.dumps(c["arguments"]), "status": "completed"}
+                for i, c in enumerate(calls(move))]
     else:
-        said = {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": move["text"], "annotations": []}]}
+        said = [{"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
+                 "content": [{"type": "output_text", "text": move["text"], "annotations": []}]}]
     return {"id": f"resp_{number}", "object": "response", "created_at": 0, "status": "completed",
-            "model": body.get("model", ""), "output": [reasoning, said], "parallel_tool_calls": True,
+            "model": body.get("model", ""), "output": [reasoning, *said], "parallel_tool_calls": True,
             "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
             "previous_response_id": body.get("previous_response_id"),
             "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
