@@ -11,6 +11,11 @@ proxy then sends upstream only the tools that are not deferred, plus one search 
    to the conversation, and asks again. At most PROXY_TOOL_SEARCH_MAX_ROUNDS rounds a turn;
    the last search result says it was the last.
 2. The answer calls no search: it goes back to the client as the upstream sent it.
+3. The rounds ran out and the answer still searches: it goes back without its search calls, as the
+   client never defined that tool (`without_search_calls`): its other calls stay (the client's own
+   tools, which it runs), and with none left it ends the turn (OpenAI: `finish_reason` "stop", content
+   "" if none; Anthropic: `stop_reason` "end_turn", content possibly []; Responses: the output items
+   left, possibly none, a reasoning item going with the call it preceded). `usage` is the upstream's.
 
 Prompt caches (Anthropic's, OpenAI's) keep a prefix of the prompt: tools, then system, then
 messages. Nothing the proxy sends ever moves: tools are only appended, messages only
@@ -49,7 +54,7 @@ import itertools
 import json
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis
@@ -240,6 +245,76 @@ def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
     return list(dict.fromkeys(n for n in names if isinstance(n, str)))
 
 
+def without_search_calls(kind: proxy.Kind, answer: dict, search_name: str) -> dict:
+    """The answer without its calls of the proxy's search tool (the client never defined it), still a valid answer:
+    its other calls kept (the client's own tools), and when no call remains it ends the turn ("stop", "end_turn"),
+    its text possibly empty. `usage` stays as the upstream counted it."""
+    if kind == "anthropic":
+        return _anthropic_without(answer, search_name)
+    if kind == "responses":
+        return _responses_without(answer, search_name)
+    return _openai_without(answer, search_name)
+
+
+def _anthropic_without(answer: dict, search_name: str) -> dict:
+    blocks = answer.get("content")
+    if not isinstance(blocks, list):
+        return answer
+    kept = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == search_name)]
+    stripped = {**answer, "content": kept}
+    if answer.get("stop_reason") == "tool_use" and not any(isinstance(b, dict) and b.get("type") == "tool_use"
+                                                             for b in kept):
+        stripped["stop_reason"] = "end_turn"  # a reason such as max_tokens stays true
+    return stripped
+
+
+def _responses_without(answer: dict, search_name: str) -> dict:
+    if not isinstance(answer.get("output"), list):
+        return answer
+
+    def is_search(item: Any) -> bool:
+        return isinstance(item, dict) and item.get("type") == "function_call" and item.get("name") == search_name
+
+    def is_reasoning(item: Any) -> bool:
+        return isinstance(item, dict) and item.get("type") == "reasoning"
+
+    def without_searches(group: list[Any]) -> list[Any]:
+        """A reasoning item goes with the items after it: left with none, it is refused when the client sends it back."""
+        others = [item for item in group if not is_search(item)]
+        return others if len(others) == len(group) or not all(is_reasoning(i) for i in others) else []
+
+    kept: list[Any] = []
+    group: list[Any] = []  # reasoning items, then the items that follow them
+    for item in answer["output"]:
+        if is_reasoning(item) and group and not is_reasoning(group[-1]):
+            kept += without_searches(group)
+            group = []
+        group.append(item)
+    return {**answer, "output": kept + without_searches(group)}
+
+
+def _openai_without(answer: dict, search_name: str) -> dict:
+    choices = answer.get("choices")
+    if not isinstance(choices, list):
+        return answer
+    return {**answer, "choices": [_openai_choice_without(c, search_name) if isinstance(c, dict) else c for c in choices]}
+
+
+def _openai_choice_without(choice: dict, search_name: str) -> dict:
+    message = choice.get("message")
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(calls, list):
+        return choice
+    kept = [c for c in calls if not (isinstance(c, dict) and (c.get("function") or {}).get("name") == search_name)]
+    if kept:
+        return {**choice, "message": {**message, "tool_calls": kept}}
+    said = {k: v for k, v in message.items() if k != "tool_calls"}
+    if said.get("content") is None:
+        said["content"] = ""
+    return {**choice, "message": said,
+            "finish_reason": "stop" if choice.get("finish_reason") == "tool_calls" else choice.get("finish_reason")}
+
+
 # --------------------------------------------------------------------------
 # the conversation's memory: searches the client never saw, put back in place
 # --------------------------------------------------------------------------
@@ -424,6 +499,8 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
             break
         if turn.rounds >= max_rounds:
             turn.exhausted = True
+            answer = without_search_calls(plan.kind, answer, plan.search_name)
+            turn.reply = replace(reply, content=dumps(answer).encode("utf-8"))
             break
         turn.rounds += 1
         results: dict[str, str] = {}

@@ -108,7 +108,8 @@ DEFERRED_HEADERS = [
         ("X-Toolrouter-Tool-Search-Rounds", "Deferred loading: how many rounds of searches the proxy served this turn."),
         ("X-Toolrouter-Tools-Found", "Deferred loading: the tools this turn's searches loaded, comma-separated."),
         ("X-Toolrouter-Tool-Search", "Deferred loading: rounds-exhausted when the model still searched after "
-                                     "PROXY_TOOL_SEARCH_MAX_ROUNDS rounds: the answer passed on is that search call."),
+                                     "PROXY_TOOL_SEARCH_MAX_ROUNDS rounds: the answer passed on is that answer "
+                                     "without its search calls (other calls kept; with none left, it ends the turn)."),
     )
 ]
 
