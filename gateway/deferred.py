@@ -33,7 +33,13 @@ API wants them beside their function calls), then one `function_call_output` per
 `previous_response_id` the upstream holds the conversation: the searches of earlier turns are in
 its chain (the input of the final round, whose id the client names next), so nothing is put back;
 but the upstream keeps no tools between requests, so the deferred tools each final answer was
-given are remembered per key and answer id, and loaded first for a request naming that id. The
+given are remembered per key and answer id, and loaded first for a request naming that id. With a
+`conversation` (an id, or `{"id": ...}`) the upstream appends every request's input and output to it:
+each search round sends only the results of the calls it answers, earlier turns' searches are never
+put back, and the tools are remembered per key and conversation id too, for the conversation's next
+request. Nothing is remembered for a body with `"store": false`. A search call taken out of a final
+answer (3. above) stays in the upstream's copy, which needs an output for every call: the next
+request naming that answer or conversation gets one first in its `input` (NOT_SEARCHED). The
 provider's own tools (web_search, mcp, namespace...) are never deferred nor searched: a body that
 defers one needs OpenAI's own `tool_search` (such a body goes upstream untouched, see the view).
 
@@ -78,8 +84,10 @@ DEFAULT_SEARCH_LIMIT = 5
 MAX_SEARCH_LIMIT = 20
 _MEMORY_PREFIX = "toolrouter:deferred:"
 _RESPONSE_PREFIX = _MEMORY_PREFIX + "response:"  # deferred tools loaded per Responses answer id
+_CONVERSATION_PREFIX = _MEMORY_PREFIX + "conversation:"  # the same per Responses conversation id
 _ANTHROPIC_SEARCH_TYPES = "tool_search_tool_"  # Anthropic's own server-side search tools
 NOT_RUN = "Not run: tool_search was called in the same step. Call this tool again now if you still need it."
+NOT_SEARCHED = "Not run: that step had used its last search. Search again now if you still need a tool."
 # The Responses API's calls the client runs, and the item that answers each (every call needs its answer).
 RESPONSES_OUTPUTS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 
@@ -371,31 +379,58 @@ def remember(memory: Memory, position: int, messages: list[dict], found: list[st
         logger.warning("tool search not remembered (Redis unreachable: %s); the next turn's prefix will differ", exc)
 
 
+@dataclass
+class Held:
+    """What a request continuing a conversation the upstream holds (`previous_response_id`, `conversation`) must
+    be given again: the upstream keeps the conversation's items, searches included, but no tools between requests."""
+
+    tools: list[str] = field(default_factory=list)  # the deferred tools last sent, in order
+    unanswered: list[str] = field(default_factory=list)  # call ids of the searches taken out of the last answer
+
+
+def conversation_id(body: dict) -> str | None:
+    """The Responses body's `conversation`: an id, or an object with one."""
+    given = body.get("conversation")
+    given = given.get("id") if isinstance(given, dict) else given
+    return given if isinstance(given, str) and given else None
+
+
 def _response_key(key_id: int | None, response_id: str) -> str:
     return _RESPONSE_PREFIX + hashlib.sha256(_canonical([key_id, response_id])).hexdigest()
 
 
-def remember_response(key_id: int | None, response_id: str, loaded: list[str]) -> None:
-    """The deferred tools a Responses answer was given: a request naming it as `previous_response_id` continues
-    a conversation the upstream holds, searches included, but the upstream keeps no tools between requests."""
+def _conversation_key(key_id: int | None, conversation: str) -> str:
+    return _CONVERSATION_PREFIX + hashlib.sha256(_canonical([key_id, conversation])).hexdigest()
+
+
+def held_keys(key_id: int | None, body: dict) -> list[str]:
+    """The Redis keys of what the upstream holds for this request: the answer it continues, its conversation."""
+    previous, conversation = body.get("previous_response_id"), conversation_id(body)
+    return [*([_response_key(key_id, previous)] if isinstance(previous, str) else []),
+            *([_conversation_key(key_id, conversation)] if conversation else [])]
+
+
+def remember_held(redis_key: str, held: Held) -> None:
     try:
-        get_redis().set(_response_key(key_id, response_id), dumps(loaded), ex=settings.PROXY_TOOL_SEARCH_MEMORY_SECONDS)
+        get_redis().set(redis_key, dumps({"tools": held.tools, "unanswered": held.unanswered}),
+                        ex=settings.PROXY_TOOL_SEARCH_MEMORY_SECONDS)
     except redis.RedisError as exc:
         logger.warning("tools found not remembered (Redis unreachable: %s); the next turn must search again", exc)
 
 
-def recall_response(key_id: int | None, response_id: Any) -> list[str]:
-    if not isinstance(response_id, str):
-        return []
+def recall_held(redis_key: str) -> Held:
     try:
-        value = get_redis().get(_response_key(key_id, response_id))
-        loaded = json.loads(value) if value else []
+        value = get_redis().get(redis_key)
+        stored = json.loads(value) if value else {}
     except redis.RedisError as exc:
         logger.warning("tools found earlier not loaded (Redis unreachable: %s)", exc)
-        return []
+        return Held()
     except ValueError:
-        return []
-    return [n for n in loaded if isinstance(n, str)] if isinstance(loaded, list) else []
+        return Held()
+    stored = {"tools": stored} if isinstance(stored, list) else stored  # as remembered before unanswered searches
+    if not isinstance(stored, dict):
+        return Held()
+    return Held(*([n for n in stored.get(part) or [] if isinstance(n, str)] for part in ("tools", "unanswered")))
 
 
 # --------------------------------------------------------------------------
@@ -408,6 +443,7 @@ class Turn:
     found: list[str] = field(default_factory=list)  # discovered this turn
     loaded_deferred: list[str] = field(default_factory=list)  # every deferred tool sent at the end
     exhausted: bool = False
+    unanswered: list[str] = field(default_factory=list)  # call ids of the searches taken out of the final answer
 
 
 class Conversation:
@@ -417,12 +453,19 @@ class Conversation:
         self.plan = plan
         client_messages = client_conversation(plan)
         self.client_messages = client_messages
-        self.memory = recall(key_id, plan, client_messages)
+        # A `conversation` gets every request's input and output appended upstream: putting an earlier search back
+        # would add it twice (and the same input on a later turn would find it again).
+        self.in_conversation = plan.kind == "responses" and conversation_id(plan.body) is not None
+        self.memory = Memory([]) if self.in_conversation else recall(key_id, plan, client_messages)
         self.by_name = {filtering.tool_name(t): t for t in plan.deferred}
         self.sent: list[str] = []  # deferred tools sent, in order
         self.messages: list[Any] = []
         if plan.kind == "responses":  # first, as they were last sent: the tools of the upstream's conversation
-            self._load(recall_response(key_id, plan.body.get("previous_response_id")))
+            for held in (recall_held(k) for k in held_keys(key_id, plan.body)):
+                self._load(held.tools)
+                # The upstream's last answer still calls the search the client never saw: every call needs its output.
+                self.messages += [{"type": "function_call_output", "call_id": call_id, "output": NOT_SEARCHED}
+                                  for call_id in held.unanswered]
         for position, message in enumerate([*client_messages, None]):
             stored = self.memory.stored.get(position)
             if stored:
@@ -433,6 +476,13 @@ class Conversation:
         self._load(called_names(plan.kind, self.messages))
         self.exchange_here: list[dict] = list((self.memory.stored.get(len(client_messages)) or {}).get("messages") or [])
         self.found_here: list[str] = list((self.memory.stored.get(len(client_messages)) or {}).get("found") or [])
+
+    def add_round(self, messages: list[dict]) -> None:
+        """A served round: its answer and the results of its calls, for the next request of the turn."""
+        if self.in_conversation:  # the upstream appended the answer: only the results are new to it
+            self.messages = [m for m in messages if m.get("type") in RESPONSES_OUTPUTS.values()]
+        else:
+            self.messages.extend(messages)
 
     def _load(self, names: list[str]) -> list[str]:
         new = [n for n in names if n in self.by_name and n not in self.sent]
@@ -499,6 +549,7 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
             break
         if turn.rounds >= max_rounds:
             turn.exhausted = True
+            turn.unanswered = [c.id for c in searches]
             answer = without_search_calls(plan.kind, answer, plan.search_name)
             turn.reply = replace(reply, content=dumps(answer).encode("utf-8"))
             break
@@ -512,16 +563,24 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
                 text = NOT_RUN
             results[call.id] = text
         messages = exchange(plan.kind, answer, results)
-        conversation.messages.extend(messages)
+        conversation.add_round(messages)
         new_exchange.extend(messages)
-    if new_exchange:
+    if new_exchange and not conversation.in_conversation:
         remember(conversation.memory, len(conversation.client_messages),
                  conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
     turn.loaded_deferred = list(conversation.sent)
-    if plan.kind == "responses" and turn.loaded_deferred and plan.body.get("store") is not False \
-            and isinstance(answer, dict) and isinstance(answer.get("id"), str):
-        remember_response(key_id, answer["id"], turn.loaded_deferred)
+    if plan.kind == "responses" and plan.body.get("store") is not False and isinstance(answer, dict):
+        _remember_what_the_upstream_holds(key_id, plan.body, answer, Held(turn.loaded_deferred, turn.unanswered))
     return turn
+
+
+def _remember_what_the_upstream_holds(key_id: int | None, body: dict, answer: dict, held: Held) -> None:
+    """For the request naming this answer in `previous_response_id`, or naming the same `conversation`."""
+    if isinstance(answer.get("id"), str) and (held.tools or held.unanswered):
+        remember_held(_response_key(key_id, answer["id"]), held)
+    conversation = conversation_id(body)
+    if conversation:  # even empty: the searches it answered must not be answered again on the next turn
+        remember_held(_conversation_key(key_id, conversation), held)
 
 
 # --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """When the search rounds run out and the model still calls the proxy's `tool_search`, the client, which never
 defined that tool, gets no call of it: the call is taken out of the final answer (streamed or not, in each
 format), the client's own calls beside it stay, an answer left with nothing still parses as a finished turn,
-`X-Toolrouter-Tool-Search: rounds-exhausted` says so, and the usage log records no search as used."""
+`X-Toolrouter-Tool-Search: rounds-exhausted` says so, and the usage log records no search as used. On
+/v1/responses the upstream still holds the search call, so the next turn naming that answer gets its output."""
 from __future__ import annotations
 
 import json
@@ -141,3 +142,12 @@ def test_a_streamed_response_has_no_search_call(client, upstream) -> None:
     assert [e.type for e in events] == ["response.created", "response.in_progress", "response.completed"]
     assert events[-1].response.output == []
 
+
+def test_the_next_turn_answers_the_search_the_upstream_still_holds(client, upstream) -> None:
+    first = respond(client, "say hello in Spanish").parse()
+    respond(client, "thanks", previous_response_id=first.id)
+    chained = json.loads(upstream.raw[-1][1])
+    assert chained["previous_response_id"] == first.id == "resp_2"
+    answered, asked = chained["input"]  # every call of the answer the upstream holds needs its output
+    assert (answered["type"], answered["call_id"]) == ("function_call_output", "call_2")
+    assert "search" in answered["output"] and asked == {"role": "user", "content": "thanks"}
