@@ -427,7 +427,6 @@ def recall_held(redis_key: str) -> Held:
         return Held()
     except ValueError:
         return Held()
-    stored = {"tools": stored} if isinstance(stored, list) else stored  # as remembered before unanswered searches
     if not isinstance(stored, dict):
         return Held()
     return Held(*([n for n in stored.get(part) or [] if isinstance(n, str)] for part in ("tools", "unanswered")))
