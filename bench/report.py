@@ -25,7 +25,7 @@ from bench.serving import FAST_PATH_ROW, SEMANTIC_ROW  # noqa: E402
 FAST_SIZES = "100,1000,10000"
 FULL_SIZES = "100,1000,10000,100000"
 # bench/<step>.py, each saving its tables as .data/bench/<step>.json
-STEP_NAMES = ("quality", "speed", "serving", "load", "bench_local_model", "bench_embedding")
+STEP_NAMES = ("quality", "robustness", "speed", "serving", "load", "bench_local_model", "bench_embedding")
 
 
 def steps(full: bool, tiny: bool, data_dir: Path | None = None) -> list[tuple[str, list[str]]]:
@@ -36,6 +36,7 @@ def steps(full: bool, tiny: bool, data_dir: Path | None = None) -> list[tuple[st
     sizes = FULL_SIZES if full else FAST_SIZES
     return [
         ("quality", [py, "bench/quality.py", *data]),
+        ("robustness", [py, "bench/robustness.py", *data]),
         ("speed", [py, "bench/speed.py", "--sizes", sizes, *(["--seeds-at-10k"] if full else []), *data]),
         ("serving", [py, "bench/serving.py", "--sizes", sizes, *data]),
         ("load", [py, "bench/load.py", "--seconds", "60", "--profile", *data]),
@@ -76,6 +77,9 @@ def targets(results: dict[str, dict]) -> Table:
             p50 = seal[quality["tables"][1]["columns"].index("p50 ms")]
             table.add("seal-dev (4,076 tools): route p50 in the engine <= 15 ms, fresh query embedding",
                       _ms(p50), _at_most(p50, 15))
+    robustness = results.get("robustness")
+    if robustness:
+        _robustness_target(table, robustness["tables"][0])
     speed = results.get("speed")
     if speed:
         ratios = speed["tables"][1]
@@ -176,6 +180,15 @@ def _quality_targets(table: Table, summary: dict) -> None:
         table.add(f"{name}: recall@5 above both baselines by >= 0.03", f"{margin:+.3f}", _verdict(margin, 0.03))
 
 
+def _robustness_target(table: Table, runs: dict) -> None:
+    """Issue 12's "never below either baseline on any catalog", on the perturbed dev sets."""
+    margin = runs["columns"].index(MARGIN_COLUMN)
+    below = [f"{row[0].split(' (')[0]} {row[1]}" for row in runs["rows"] if row[margin] < 0]
+    table.add("perturbed dev sets: recall@5 never below the better baseline",
+              f"below in {len(below)} of {len(runs['rows'])}" + (f" ({', '.join(below)})" if below else ""),
+              "missed" if below else "met")
+
+
 FRESH_EMBEDDING = "fresh query embedding alone (ONNX query model, one thread)"
 
 
@@ -227,7 +240,8 @@ def render(commands: list[str], full: bool, output: Path, tiny: bool = False) ->
         targets(results).markdown(),
         "",
     ]
-    sections = [("quality", "## Quality"), ("speed", "## Speed in the engine"),
+    sections = [("quality", "## Quality"), ("robustness", "## Robustness: perturbed dev sets"),
+                ("speed", "## Speed in the engine"),
                 ("serving", "## Served: HTTP latency, memory, snapshot load"), ("load", "## Load"),
                 ("bench_local_model", "## The local model: ONNX Runtime against torch"),
                 ("bench_embedding", "## Embedding throughput: the worker")]

@@ -126,3 +126,15 @@ def test_report_renders_every_table(bench_runs, results_dir, tmp_path):
     assert text.startswith("# Benchmarks")
     assert "### Targets" in text
     assert_markdown_tables(text)
+
+
+def test_robustness_tables(bench_runs):
+    result = run_script("robustness", bench_runs)
+    assert_well_formed(result, 1)
+    table = result["tables"][0]
+    perturbations = [row[table["columns"].index("perturbation")] for row in table["rows"]]
+    assert perturbations == ["none", "opaque", "short", "boiler", "typo", "keyword"]  # the tiny data: one set
+    for row in table["rows"]:
+        cells = dict(zip(table["columns"], row))
+        better = max(cells["BM25 r@5"], cells["cosine r@5"])
+        assert cells["margin r@5 over the better baseline"] == pytest.approx(cells["engine r@5"] - better, abs=1e-3)
