@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -106,7 +107,8 @@ DEFERRED_HEADERS = [
     for name, description in (
         ("X-Toolrouter-Tools-Deferred", "Deferred loading: how many deferred tools no search loaded."),
         ("X-Toolrouter-Tool-Search-Rounds", "Deferred loading: how many rounds of searches the proxy served this turn."),
-        ("X-Toolrouter-Tools-Found", "Deferred loading: the tools this turn's searches loaded, comma-separated."),
+        ("X-Toolrouter-Tools-Found", "Deferred loading: the tools this turn's searches loaded, comma-separated "
+                                      "(a comma, %, control character or non-ASCII letter in a name percent-encoded)."),
         ("X-Toolrouter-Tool-Search", "Deferred loading: rounds-exhausted when the model still searched after "
                                      "PROXY_TOOL_SEARCH_MAX_ROUNDS rounds: the answer passed on is that answer "
                                      "without its search calls (other calls kept; with none left, it ends the turn)."),
@@ -219,7 +221,7 @@ def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool
                "X-Toolrouter-Tools-After": str(sent),
                "X-Toolrouter-Tools-Deferred": str(len(plan.deferred) - len(turn.loaded_deferred)),
                "X-Toolrouter-Tool-Search-Rounds": str(turn.rounds),
-               "X-Toolrouter-Tools-Found": ",".join(turn.found)}
+               "X-Toolrouter-Tools-Found": header_list(turn.found)}
     if turn.exhausted:
         headers["X-Toolrouter-Tool-Search"] = "rounds-exhausted"
     if fail_safe:
@@ -227,6 +229,16 @@ def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+# Printable ASCII but the list's separator and the escape itself: ordinary tool names read as they are.
+_HEADER_SAFE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in ",%")
+
+
+def header_list(names: list[str]) -> str:
+    """Tool names (the client's own text) as one header value: a newline or NUL would break the answer after the
+    upstream was paid for, and a comma would split a name, so those and non-ASCII letters are percent-encoded."""
+    return ",".join(quote(name, safe=_HEADER_SAFE) for name in names)
 
 
 def _wants_stream(body: bytes) -> bool:
