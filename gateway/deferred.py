@@ -39,7 +39,8 @@ each search round sends only the results of the calls it answers, earlier turns'
 put back, and the tools are remembered per key and conversation id too, for the conversation's next
 request. Nothing is remembered for a body with `"store": false`. A search call taken out of a final
 answer (3. above) stays in the upstream's copy, which needs an output for every call: the next
-request naming that answer or conversation gets one first in its `input` (NOT_SEARCHED). The
+request naming that answer or conversation gets one first in its `input` (NOT_SEARCHED); so do the calls of
+a conversation's last answered round when the next round failed (an upstream error or garbage). The
 provider's own tools (web_search, mcp, namespace...) are never deferred nor searched: a body that
 defers one needs OpenAI's own `tool_search` (such a body goes upstream untouched, see the view).
 
@@ -87,7 +88,7 @@ _RESPONSE_PREFIX = _MEMORY_PREFIX + "response:"  # deferred tools loaded per Res
 _CONVERSATION_PREFIX = _MEMORY_PREFIX + "conversation:"  # the same per Responses conversation id
 _ANTHROPIC_SEARCH_TYPES = "tool_search_tool_"  # Anthropic's own server-side search tools
 NOT_RUN = "Not run: tool_search was called in the same step. Call this tool again now if you still need it."
-NOT_SEARCHED = "Not run: that step had used its last search. Search again now if you still need a tool."
+NOT_SEARCHED = "Not run: that step ended before this call's result. Call it (or search) again now if you still need it."
 # The Responses API's calls the client runs, and the item that answers each (every call needs its answer).
 RESPONSES_OUTPUTS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 
@@ -385,7 +386,9 @@ class Held:
     be given again: the upstream keeps the conversation's items, searches included, but no tools between requests."""
 
     tools: list[str] = field(default_factory=list)  # the deferred tools last sent, in order
-    unanswered: list[str] = field(default_factory=list)  # call ids of the searches taken out of the last answer
+    # call ids the upstream holds without an output: the searches taken out of the last answer, or the calls of a
+    # round that failed
+    unanswered: list[str] = field(default_factory=list)
 
 
 def conversation_id(body: dict) -> str | None:
@@ -568,9 +571,20 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         remember(conversation.memory, len(conversation.client_messages),
                  conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
     turn.loaded_deferred = list(conversation.sent)
-    if plan.kind == "responses" and plan.body.get("store") is not False and isinstance(answer, dict):
-        _remember_what_the_upstream_holds(key_id, plan.body, answer, Held(turn.loaded_deferred, turn.unanswered))
+    if plan.kind == "responses" and plan.body.get("store") is not False:
+        if isinstance(answer, dict):
+            _remember_what_the_upstream_holds(key_id, plan.body, answer, Held(turn.loaded_deferred, turn.unanswered))
+        elif conversation.in_conversation and turn.rounds:
+            _remember_the_failed_round(key_id, plan.body, conversation)
     return turn
+
+
+def _remember_the_failed_round(key_id: int | None, body: dict, conversation: Conversation) -> None:
+    """The upstream appended the rounds it answered to the `conversation`; the round that failed leaves their calls
+    without outputs, for which the upstream would refuse the conversation's every later request."""
+    unsent = [m.get("call_id") for m in conversation.messages if m.get("type") == "function_call_output"]
+    remember_held(_conversation_key(key_id, conversation_id(body) or ""),
+                  Held(list(conversation.sent), [c for c in unsent if isinstance(c, str)]))
 
 
 def _remember_what_the_upstream_holds(key_id: int | None, body: dict, answer: dict, held: Held) -> None:

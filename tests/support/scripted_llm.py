@@ -3,7 +3,8 @@ a test scripts, and which keeps the raw bytes of every request (for prompt-prefi
 
 The script is a function of the request body: it returns either {"text": "..."}, or
 {"call": NAME, "arguments": {...}}, or {"calls": [{"call": ..., "arguments": ...}, ...]} (several calls in one
-answer); the server wraps it in the provider's answer shape.
+answer); the server wraps it in the provider's answer shape. {"fail": STATUS} answers that HTTP status and an
+OpenAI-shaped error instead.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from http.server import BaseHTTPRequestHandler
 
 from tests.support.local_server import LocalServer
 
-Script = Callable[[str, dict], dict]  # (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]}
+# (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]} | {"fail": status}
+Script = Callable[[str, dict], dict]
 PATHS = {"anthropic": "/messages", "responses": "/responses"}
 
 
@@ -39,9 +41,12 @@ class ScriptedLLM(LocalServer):
                     number = len(llm.raw)
                 body = json.loads(raw)
                 kind = next((k for k, path in PATHS.items() if self.path.endswith(path)), "openai")
-                answer = ANSWERS[kind](body, llm.script(kind, body), number)
+                move = llm.script(kind, body)
+                status = move.get("fail", 200)
+                answer = ANSWERS[kind](body, move, number) if status == 200 else {
+                    "error": {"message": f"scripted failure {status}", "type": "server_error"}}
                 data = json.dumps(answer).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

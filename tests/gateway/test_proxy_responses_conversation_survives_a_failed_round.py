@@ -1,0 +1,66 @@
+"""Deferred loading on /v1/responses with a `conversation`: the upstream appends each search round to the
+conversation as it answers it, so when a later round of the turn fails (an upstream 5xx, an answer that is no
+JSON) the conversation is left holding a search call with no output, which the upstream refuses on every later
+request. The client, which never saw that call, cannot answer it: the proxy must, first in the conversation's next
+request, and load the tools the failed turn had found."""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from openai import APIStatusError, OpenAI
+
+from api.services import create_api_key
+from gateway.deferred import NOT_SEARCHED
+from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.requests_shapes import responses_tools
+from tests.support.scripted_llm import ScriptedLLM
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_usage_buffers")]
+TOOLS: list[Any] = [responses_tools()[0], *({**t, "defer_loading": True} for t in responses_tools()[1:])]
+
+
+def search_then_fail(kind: str, body: dict) -> dict:
+    """The first message searches; the round that brings the search's result fails; "thanks" is answered."""
+    last = body["input"][-1]
+    if last.get("type") == "function_call_output":
+        return {"fail": 500}
+    if last["content"].startswith("search:"):
+        return {"call": "tool_search", "arguments": {"query": "translate text"}}
+    return {"text": "you are welcome"}
+
+
+@pytest.fixture
+def upstream(settings) -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(search_then_fail) as server:
+        point_proxy_at(settings, server.base_url)
+        yield server
+
+
+@pytest.fixture
+def client(live_server, upstream) -> OpenAI:
+    return OpenAI(base_url=f"{live_server.url}/v1", api_key=create_api_key("failed-round")[1], max_retries=0)
+
+
+def test_the_next_request_answers_the_search_call_the_failed_turn_left(client, upstream) -> None:
+    conversation = f"conv_{uuid.uuid4().hex}"  # no other test's, nor an earlier run's
+    with pytest.raises(APIStatusError) as failed:
+        client.responses.create(model="gpt-5", input="search:translate text", tools=TOOLS, conversation=conversation)
+    assert failed.value.status_code == 500  # the upstream's own error, passed on
+    client.responses.create(model="gpt-5", input="thanks", tools=TOOLS, conversation=conversation)
+    searched, failing, later = (json.loads(raw) for _, raw in upstream.raw)
+    assert later["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": NOT_SEARCHED},
+                              {"role": "user", "content": "thanks"}]
+    assert later["tools"] == failing["tools"]  # the tools the failed turn had found, in the same place
+
+
+def test_a_request_after_that_sends_the_output_no_more(client, upstream) -> None:
+    conversation = f"conv_{uuid.uuid4().hex}"
+    with pytest.raises(APIStatusError):
+        client.responses.create(model="gpt-5", input="search:translate text", tools=TOOLS, conversation=conversation)
+    for _ in range(2):
+        client.responses.create(model="gpt-5", input="thanks", tools=TOOLS, conversation=conversation)
+    assert json.loads(upstream.raw[-1][1])["input"] == [{"role": "user", "content": "thanks"}]
