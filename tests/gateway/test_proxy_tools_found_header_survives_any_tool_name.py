@@ -12,7 +12,6 @@ import httpx2 as httpx
 import pytest
 
 from api.services import create_api_key
-from shared.redis_client import get_redis
 from tests.gateway.proxy_support import point_proxy_at
 from tests.gateway.requests_shapes import responses_tools
 from tests.gateway.usage_support import proxy_feedback
@@ -32,8 +31,6 @@ def search_then_answer(kind: str, body: dict) -> dict:
 def upstream(settings) -> Iterator[ScriptedLLM]:
     with ScriptedLLM(search_then_answer) as server:
         point_proxy_at(settings, server.base_url)
-        # A search an earlier run remembered for the same key id and input would be put back, not served again.
-        get_redis().delete(*get_redis().keys("toolrouter:deferred:*") or ["none"])
         yield server
 
 
