@@ -499,7 +499,7 @@ class Conversation:
             body["messages"] = self.messages
         elif self.messages or isinstance(body.get("input"), (str, list)):  # else no `input`, or one the upstream judges
             body["input"] = self.messages
-        if body.get("stream"):
+        if body.get("stream") is True:  # another value is the upstream's to refuse, as the client sent it
             body["stream"] = False
             body.pop("stream_options", None)
         return dumps(body).encode("utf-8")

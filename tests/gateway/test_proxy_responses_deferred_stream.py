@@ -61,3 +61,12 @@ def test_the_sdks_stream_helper_gets_the_final_response(client, upstream) -> Non
         final = stream.get_final_response()
     assert texts == ["¡Hola!"] and final.output_text == "¡Hola!"
     assert [item.type for item in final.output] == ["reasoning", "message"] and final.id == "resp_2"
+
+
+@pytest.mark.parametrize("stream", ["yes", 1])
+def test_a_stream_that_is_no_boolean_goes_upstream_as_sent(client, upstream, stream) -> None:
+    """Only `true` streams; any other value is the upstream's to refuse, as it is without deferred tools."""
+    raw = client.responses.with_raw_response.create(model="gpt-5", input="say hello", tools=TOOLS,
+                                                    extra_body={"stream": stream})
+    assert raw.headers["content-type"].startswith("application/json")
+    assert [json.loads(body)["stream"] for _, body in upstream.raw] == [stream, stream]
