@@ -48,8 +48,8 @@ Streaming: with `"stream": true` the upstream is asked without streaming (the pr
 a whole answer to know whether it calls the search tool) and the final answer is sent to the
 client as the provider's server-sent events (one event per content block or tool call; for the
 Responses API its typed, numbered events, each output item opened, filled in one delta and closed,
-then `response.completed` with the whole response): a valid stream, which starts once the answer
-is complete.
+then the whole response in the event its status names, `response.completed` or `.incomplete` or
+`.failed`): a valid stream, which starts once the answer is complete.
 
 Other tool calls in an answer that also searches are answered "not run: call it again", as
 their tools may only now be loaded; the model calls them again in the next round.
