@@ -49,9 +49,10 @@ logger = logging.getLogger(__name__)
 
 KEY_HEADER = "X-Toolrouter-Key"
 T = TypeVar("T")
-DEFERRED_PROVIDER_TOOL = ("toolrouter's tool search finds function tools only, so a provider's own tool (web_search, "
-                          "mcp, namespace...) cannot wait for it: drop its \"defer_loading\", or add OpenAI's own "
-                          "{\"type\": \"tool_search\"} tool, whose search the upstream runs.")
+DEFERRED_PROVIDER_TOOL = ("toolrouter's tool search finds named function tools only, so a function without a name or a "
+                          "provider's own tool (web_search, mcp, namespace...) cannot wait for it: drop its "
+                          "\"defer_loading\", or add OpenAI's own {\"type\": \"tool_search\"} tool, whose search the "
+                          "upstream runs.")
 
 
 class ProxyKeyAuthentication(authentication.BaseAuthentication):

@@ -121,3 +121,12 @@ def test_nothing_selected_puts_the_tools_behind_the_search_tool(live_server, ups
     assert response.status_code == 200, response.text
     assert response.headers["x-toolrouter-fail-safe"] == "nothing-selected: the tools wait behind tool_search"
     assert sent(upstream)[-1]["tools"] == [*RESPONSES_BUILT_INS, search_tool("responses", "tool_search")]
+
+
+def test_a_deferred_function_without_a_name_is_a_400_that_says_so(live_server, upstream) -> None:
+    key = create_api_key("responses-nameless")[1]
+    tools = [*deferred_tools(), {"type": "function", "description": "no name", "defer_loading": True}]
+    response = httpx.post(f"{live_server.url}/v1/responses", json={"model": "gpt-5", "input": "hi", "tools": tools},
+                          headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_request"
+    assert "without a name" in response.json()["message"] and upstream.raw == []
