@@ -24,8 +24,10 @@ search exchanges (it did not make them), so the proxy remembers them per convers
 Redis: each turn's exchange is stored under a hash of everything before it (the key, the
 client's tools and system prompt, and the messages up to that point) and put back at the same
 place on later turns, with the tools it found, so that turn N+1's upstream request begins
-with turn N's byte for byte. A deferred tool the conversation has already called is loaded
-even when Redis forgot the search (so a history never names a tool that is not sent).
+with turn N's byte for byte. Reading an entry renews its PROXY_TOOL_SEARCH_MEMORY_SECONDS:
+a conversation in use keeps its early searches however long it lasts. A deferred tool the
+conversation has already called is loaded even when Redis forgot the search (so a history
+never names a tool that is not sent).
 
 The Responses API (`/v1/responses`): the conversation is `input` (a string is one user message),
 a searching answer's `output` items go back into it as returned (reasoning items included: the
@@ -359,7 +361,7 @@ def conversation_keys(key_id: int | None, plan: Plan, messages: list[Any]) -> li
 def recall(key_id: int | None, plan: Plan, messages: list[Any]) -> Memory:
     memory = Memory(conversation_keys(key_id, plan, messages))
     try:
-        values = get_redis().mget(memory.keys)
+        values = _read_renewing(memory.keys)
     except redis.RedisError as exc:
         logger.warning("deferred loading without its memory (Redis unreachable: %s)", exc)
         return memory
@@ -370,6 +372,15 @@ def recall(key_id: int | None, plan: Plan, messages: list[Any]) -> Memory:
             except ValueError:
                 continue
     return memory
+
+
+def _read_renewing(keys: list[str]) -> list[Any]:
+    """The values at `keys` (None where absent), each read renewing its expiry: a conversation still in use must
+    not lose its early searches (the prompt cache's prefix) to an expiry counted from when they were written."""
+    pipeline = get_redis().pipeline(transaction=False)
+    for key in keys:
+        pipeline.getex(key, ex=settings.PROXY_TOOL_SEARCH_MEMORY_SECONDS)
+    return pipeline.execute()
 
 
 def remember(memory: Memory, position: int, messages: list[dict], found: list[str]) -> None:
@@ -423,7 +434,7 @@ def remember_held(redis_key: str, held: Held) -> None:
 
 def recall_held(redis_key: str) -> Held:
     try:
-        value = get_redis().get(redis_key)
+        [value] = _read_renewing([redis_key])
         stored = json.loads(value) if value else {}
     except redis.RedisError as exc:
         logger.warning("tools found earlier not loaded (Redis unreachable: %s)", exc)
