@@ -15,7 +15,10 @@ proxy then sends upstream only the tools that are not deferred, plus one search 
    client never defined that tool (`without_search_calls`): its other calls stay (the client's own
    tools, which it runs), and with none left it ends the turn (OpenAI: `finish_reason` "stop", content
    "" if none; Anthropic: `stop_reason` "end_turn", content possibly []; Responses: the output items
-   left, possibly none, a reasoning item going with the call it preceded). `usage` is the upstream's.
+   left, possibly none, a reasoning item going with the call it preceded).
+
+The provider bills every round, so the final answer's `usage` is the sum of every round's (`summed_usage`),
+and the answer says how many upstream requests it cost (Turn.upstream_requests).
 
 Prompt caches (Anthropic's, OpenAI's) keep a prefix of the prompt: tools, then system, then
 messages. Nothing the proxy sends ever moves: tools are only appended, messages only
@@ -259,7 +262,7 @@ def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
 def without_search_calls(kind: proxy.Kind, answer: dict, search_name: str) -> dict:
     """The answer without its calls of the proxy's search tool (the client never defined it), still a valid answer:
     its other calls kept (the client's own tools), and when no call remains it ends the turn ("stop", "end_turn"),
-    its text possibly empty. `usage` stays as the upstream counted it."""
+    its text possibly empty. `usage` stays as the upstream counted it (serve() sums it over the rounds)."""
     if kind == "anthropic":
         return _anthropic_without(answer, search_name)
     if kind == "responses":
@@ -457,6 +460,7 @@ class Turn:
     loaded_deferred: list[str] = field(default_factory=list)  # every deferred tool sent at the end
     exhausted: bool = False
     unanswered: list[str] = field(default_factory=list)  # call ids of the searches taken out of the final answer
+    upstream_requests: int = 0  # each billed by the provider: the final answer's `usage` counts them all
 
 
 class Conversation:
@@ -546,9 +550,11 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
     turn = Turn(proxy.UpstreamReply(0, ""))
     new_exchange: list[dict] = []
     answer: Any = None
+    usage: dict | None = None  # every round's, summed
     while True:
         reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
         turn.reply = reply
+        turn.upstream_requests += 1
         answer = None
         if not 200 <= reply.status < 300:
             break
@@ -556,6 +562,8 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
             answer = json.loads(reply.content)
         except ValueError:
             break
+        if isinstance(answer, dict) and isinstance(answer.get("usage"), dict):
+            usage = answer["usage"] if usage is None else summed_usage(usage, answer["usage"])
         calls = answer_calls(plan.kind, answer) if isinstance(answer, dict) else []
         searches = [c for c in calls if c.name == plan.search_name]
         if not searches:
@@ -578,6 +586,9 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         messages = exchange(plan.kind, answer, results)
         conversation.add_round(messages)
         new_exchange.extend(messages)
+    if turn.upstream_requests > 1 and isinstance(answer, dict) and usage is not None:
+        answer = {**answer, "usage": usage}
+        turn.reply = replace(turn.reply, content=dumps(answer).encode("utf-8"))
     if new_exchange and not conversation.in_conversation:
         remember(conversation.memory, len(conversation.client_messages),
                  conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
@@ -588,6 +599,25 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         elif conversation.in_conversation and turn.rounds:
             _remember_the_failed_round(key_id, plan.body, conversation)
     return turn
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def summed_usage(earlier: dict, later: dict) -> dict:
+    """Two rounds' `usage` as one: numbers added (inside nested details too), any other value the later round's,
+    a field of either round kept. A null beside a number adds nothing (a count the provider left out)."""
+    total = dict(earlier)
+    for name, value in later.items():
+        before = total.get(name)
+        if _is_number(before) and _is_number(value):
+            total[name] = before + value
+        elif isinstance(before, dict) and isinstance(value, dict):
+            total[name] = summed_usage(before, value)
+        elif value is not None or name not in total:
+            total[name] = value
+    return total
 
 
 def _remember_the_failed_round(key_id: int | None, body: dict, conversation: Conversation) -> None:

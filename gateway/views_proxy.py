@@ -108,6 +108,8 @@ DEFERRED_HEADERS = [
     for name, description in (
         ("X-Toolrouter-Tools-Deferred", "Deferred loading: how many deferred tools no search loaded."),
         ("X-Toolrouter-Tool-Search-Rounds", "Deferred loading: how many rounds of searches the proxy served this turn."),
+        ("X-Toolrouter-Upstream-Requests", "Deferred loading: how many upstream requests this answer cost (the provider "
+                                           "bills each; the answer's `usage` is their sum)."),
         ("X-Toolrouter-Tools-Found", "Deferred loading: the tools this turn's searches loaded, comma-separated "
                                       "(a comma, %, control character or non-ASCII letter in a name percent-encoded)."),
         ("X-Toolrouter-Tool-Search", "Deferred loading: rounds-exhausted when the model still searched after "
@@ -222,6 +224,7 @@ def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool
                "X-Toolrouter-Tools-After": str(sent),
                "X-Toolrouter-Tools-Deferred": str(len(plan.deferred) - len(turn.loaded_deferred)),
                "X-Toolrouter-Tool-Search-Rounds": str(turn.rounds),
+               "X-Toolrouter-Upstream-Requests": str(turn.upstream_requests),
                "X-Toolrouter-Tools-Found": header_list(turn.found)}
     if turn.exhausted:
         headers["X-Toolrouter-Tool-Search"] = "rounds-exhausted"

@@ -3,7 +3,8 @@ a test scripts, and which keeps the raw bytes of every request (for prompt-prefi
 
 The script is a function of the request body: it returns either {"text": "..."}, or
 {"call": NAME, "arguments": {...}}, or {"calls": [{"call": ..., "arguments": ...}, ...]} (several calls in one
-answer); the server wraps it in the provider's answer shape. {"fail": STATUS} answers that HTTP status and an
+answer); the server wraps it in the provider's answer shape, with a `usage` of 1 token in and 1 out unless the move
+gives its own ("usage": {...}, the answer's `usage` as it is). {"fail": STATUS} answers that HTTP status and an
 OpenAI-shaped error instead.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from http.server import BaseHTTPRequestHandler
 
 from tests.support.local_server import LocalServer
 
-# (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]} | {"fail": status}
+# (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]} | {"fail": status}, "usage" optional
 Script = Callable[[str, dict], dict]
 PATHS = {"anthropic": "/messages", "responses": "/responses"}
 
@@ -75,7 +76,7 @@ def openai_answer(body: dict, move: dict, number: int) -> dict:
         finish = "stop"
     return {"id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model", ""),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+            "usage": move.get("usage", {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2})}
 
 
 def anthropic_answer(body: dict, move: dict, number: int) -> dict:
@@ -88,7 +89,7 @@ def anthropic_answer(body: dict, move: dict, number: int) -> dict:
         stop = "end_turn"
     return {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": body.get("model", ""),
             "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 1, "output_tokens": 1}}
+            "usage": move.get("usage", {"input_tokens": 1, "output_tokens": 1})}
 
 
 def responses_answer(body: dict, move: dict, number: int) -> dict:
@@ -105,8 +106,9 @@ def responses_answer(body: dict, move: dict, number: int) -> dict:
             "model": body.get("model", ""), "output": [reasoning, *said], "parallel_tool_calls": True,
             "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
             "previous_response_id": body.get("previous_response_id"),
-            "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}
+            "usage": move.get("usage", {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0},
+                                        "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0},
+                                        "total_tokens": 2})}
 
 
 ANSWERS: dict[str, Callable[[dict, dict, int], dict]] = {
