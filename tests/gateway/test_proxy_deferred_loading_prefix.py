@@ -14,7 +14,7 @@ import httpx2 as httpx
 import pytest
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.support.catalog import demo_document
 from tests.support.scripted_llm import ScriptedLLM
 from tests.support.worker import ARTIFACTS
@@ -57,8 +57,7 @@ def script(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(script) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, script) as server:
         yield server
 
 

@@ -10,7 +10,7 @@ import httpx2 as httpx
 import pytest
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import openai_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -20,8 +20,7 @@ BUILT_IN = {"type": "web_search_preview"}
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(lambda kind, body: {"text": "final answer"}) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, lambda kind, body: {"text": "final answer"}) as server:
         yield server
 
 

@@ -14,7 +14,7 @@ import pytest
 from openai import OpenAI
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import anthropic_tools, openai_tools, responses_tools
 from tests.gateway.usage_support import proxy_feedback
 from tests.support.scripted_llm import ScriptedLLM
@@ -40,8 +40,7 @@ def keeps_searching(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(keeps_searching) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, keeps_searching) as server:
         settings.PROXY_TOOL_SEARCH_MAX_ROUNDS = 1
         yield server
 

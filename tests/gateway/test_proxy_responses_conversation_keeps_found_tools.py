@@ -13,7 +13,7 @@ import pytest
 from openai import OpenAI
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import responses_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -33,8 +33,7 @@ def search_then_translate(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(search_then_translate) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, search_then_translate) as server:
         yield server
 
 

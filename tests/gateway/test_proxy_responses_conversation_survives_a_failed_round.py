@@ -15,7 +15,7 @@ from openai import APIStatusError, OpenAI
 
 from api.services import create_api_key
 from gateway.deferred import NOT_SEARCHED
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import responses_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -35,8 +35,7 @@ def search_then_fail(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(search_then_fail) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, search_then_fail) as server:
         yield server
 
 

@@ -14,7 +14,7 @@ from openai import OpenAI
 
 from api.services import create_api_key
 from gateway.deferred import search_tool
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import RESPONSES_BUILT_INS, responses_body, responses_tools
 from tests.gateway.usage_support import proxy_feedback
 from tests.support.scripted_llm import ScriptedLLM
@@ -35,8 +35,7 @@ def search_then_translate(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(search_then_translate) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, search_then_translate) as server:
         yield server
 
 

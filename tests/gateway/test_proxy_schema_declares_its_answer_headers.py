@@ -10,7 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import responses_body, responses_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -23,8 +23,7 @@ def always_search(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(always_search) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, always_search) as server:
         settings.PROXY_TOOL_SEARCH_MAX_ROUNDS = 1  # the model keeps searching: the rounds run out
         yield server
 

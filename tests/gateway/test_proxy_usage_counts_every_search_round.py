@@ -12,7 +12,7 @@ import httpx2 as httpx
 import pytest
 
 from api.services import create_api_key
-from tests.gateway.proxy_support import point_proxy_at
+from tests.gateway.proxy_support import scripted_upstream
 from tests.gateway.requests_shapes import anthropic_tools, openai_tools, responses_tools
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -65,8 +65,7 @@ def searches_once(kind: str, body: dict) -> dict:
 
 @pytest.fixture
 def upstream(settings) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(searches_once) as server:
-        point_proxy_at(settings, server.base_url)
+    with scripted_upstream(settings, searches_once) as server:
         yield server
 
 
