@@ -5,7 +5,8 @@ The script is a function of the request body: it returns either {"text": "..."},
 {"call": NAME, "arguments": {...}}, or {"calls": [{"call": ..., "arguments": ...}, ...]} (several calls in one
 answer); the server wraps it in the provider's answer shape, with a `usage` of 1 token in and 1 out unless the move
 gives its own ("usage": {...}, the answer's `usage` as it is). {"fail": STATUS} answers that HTTP status and an
-OpenAI-shaped error instead.
+OpenAI-shaped error instead. On the Responses API a move may add "items": [...], raw output items (a
+`computer_call`...) put after its calls or message, as given.
 """
 from __future__ import annotations
 
@@ -103,7 +104,8 @@ def responses_answer(body: dict, move: dict, number: int) -> dict:
         said = [{"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
                  "content": [{"type": "output_text", "text": move["text"], "annotations": []}]}]
     return {"id": f"resp_{number}", "object": "response", "created_at": 0, "status": "completed",
-            "model": body.get("model", ""), "output": [reasoning, *said], "parallel_tool_calls": True,
+            "model": body.get("model", ""), "output": [reasoning, *said, *move.get("items", [])],
+            "parallel_tool_calls": True,
             "tool_choice": body.get("tool_choice", "auto"), "tools": body.get("tools", []),
             "previous_response_id": body.get("previous_response_id"),
             "usage": move.get("usage", {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0},
