@@ -16,6 +16,9 @@ proxy then sends upstream only the tools that are not deferred, plus one search 
    tools, which it runs), and with none left it ends the turn (OpenAI: `finish_reason` "stop", content
    "" if none; Anthropic: `stop_reason` "end_turn", content possibly []; Responses: the output items
    left, possibly none, a reasoning item going with the call it preceded).
+4. A Responses answer that searches beside a call only the client can answer (`computer_call`, whose output is a
+   screenshot, `shell_call`, `mcp_approval_request`..., any item `client_answers`): no round is run, for the
+   next request would lack that call's output and the upstream would refuse it; the answer goes back as in 3.
 
 The provider bills every round, so the final answer's `usage` is the sum of every round's (`summed_usage`),
 and the answer says how many upstream requests it cost (Turn.upstream_requests).
@@ -43,7 +46,7 @@ given are remembered per key and answer id, and loaded first for a request namin
 each search round sends only the results of the calls it answers, earlier turns' searches are never
 put back, and the tools are remembered per key and conversation id too, for the conversation's next
 request. Nothing is remembered for a body with `"store": false`. A search call taken out of a final
-answer (3. above) stays in the upstream's copy, which needs an output for every call: the next
+answer (3. and 4. above) stays in the upstream's copy, which needs an output for every call: the next
 request naming that answer or conversation gets one first in its `input` (NOT_SEARCHED); so do the calls of
 a conversation's last answered round when the next round failed (an upstream error or garbage). The
 provider's own tools (web_search, mcp, namespace...) are never deferred nor searched: a body that
@@ -96,6 +99,15 @@ NOT_RUN = "Not run: tool_search was called in the same step. Call this tool agai
 NOT_SEARCHED = "Not run: that step ended before this call's result. Call it (or search) again now if you still need it."
 # The Responses API's calls the client runs, and the item that answers each (every call needs its answer).
 RESPONSES_OUTPUTS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+# The Responses output items a search round can send back without the client: the calls the proxy answers, what is
+# no call, and the calls the provider ran itself (their results in the item). Any other item, a type added later
+# included, may be a call only the client can answer (a computer_call's screenshot, an mcp_approval_response...).
+_ROUND_CARRIES = frozenset({
+    *RESPONSES_OUTPUTS, "message", "reasoning", "compaction", "additional_tools",
+    "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
+    "mcp_list_tools", "tool_search_output", "program_output", "function_call_output", "custom_tool_call_output",
+    "computer_call_output", "local_shell_call_output", "shell_call_output", "apply_patch_call_output",
+    "mcp_approval_response"})
 
 
 def dumps(value: Any) -> str:
@@ -237,6 +249,13 @@ def exchange(kind: proxy.Kind, answer: dict, results: dict[str, str]) -> list[di
     message = _openai_message(answer)
     said = {"role": "assistant", "content": message.get("content"), "tool_calls": message.get("tool_calls") or []}
     return [said] + [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in results.items()]
+
+
+def client_answers(item: dict) -> bool:
+    """A Responses output item only the client can answer, which the proxy's next round would send without its output."""
+    if item.get("type") == "tool_search_call":  # OpenAI's own search, run by the provider or by the client
+        return item.get("execution") != "server"
+    return item.get("type") not in _ROUND_CARRIES
 
 
 def called_names(kind: proxy.Kind, messages: list[Any]) -> list[str]:
@@ -459,6 +478,7 @@ class Turn:
     found: list[str] = field(default_factory=list)  # discovered this turn
     loaded_deferred: list[str] = field(default_factory=list)  # every deferred tool sent at the end
     exhausted: bool = False
+    client_call_first: bool = False  # the final answer searched beside a call only the client answers (4. above)
     unanswered: list[str] = field(default_factory=list)  # call ids of the searches taken out of the final answer
     upstream_requests: int = 0  # each billed by the provider: the final answer's `usage` counts them all
 
@@ -568,8 +588,9 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         searches = [c for c in calls if c.name == plan.search_name]
         if not searches:
             break
-        if turn.rounds >= max_rounds:
-            turn.exhausted = True
+        turn.client_call_first = plan.kind == "responses" and any(client_answers(item) for item in _output(answer))
+        if turn.client_call_first or turn.rounds >= max_rounds:
+            turn.exhausted = not turn.client_call_first
             turn.unanswered = [c.id for c in searches]
             answer = without_search_calls(plan.kind, answer, plan.search_name)
             turn.reply = replace(reply, content=dumps(answer).encode("utf-8"))

@@ -114,7 +114,10 @@ DEFERRED_HEADERS = [
                                       "(a comma, %, control character or non-ASCII letter in a name percent-encoded)."),
         ("X-Toolrouter-Tool-Search", "Deferred loading: rounds-exhausted when the model still searched after "
                                      "PROXY_TOOL_SEARCH_MAX_ROUNDS rounds: the answer passed on is that answer "
-                                     "without its search calls (other calls kept; with none left, it ends the turn)."),
+                                     "without its search calls (other calls kept; with none left, it ends the turn). "
+                                     "client-call-first (/v1/responses) when the answer searched beside a call only "
+                                     "the client can answer (computer_call, shell_call, mcp_approval_request...): "
+                                     "that answer without its search calls, at once, for the client to run its call."),
     )
 ]
 
@@ -226,7 +229,9 @@ def _deferred_response(plan: deferred.Plan, turn: deferred.Turn, *, stream: bool
                "X-Toolrouter-Tool-Search-Rounds": str(turn.rounds),
                "X-Toolrouter-Upstream-Requests": str(turn.upstream_requests),
                "X-Toolrouter-Tools-Found": header_list(turn.found)}
-    if turn.exhausted:
+    if turn.client_call_first:
+        headers["X-Toolrouter-Tool-Search"] = "client-call-first"
+    elif turn.exhausted:
         headers["X-Toolrouter-Tool-Search"] = "rounds-exhausted"
     if fail_safe:
         headers["X-Toolrouter-Fail-Safe"] = f"{fail_safe}: the tools wait behind {plan.search_name}"
