@@ -53,8 +53,8 @@ def main() -> None:
 
         from routing import doctor, learning
         from toolcatalog import services
-        from usage import learning_card
         from usage import services as usage
+        from usage.learning_selectors import learning_loop
         from usage.models import Suggestion
         from usage.selectors import resolve_range
 
@@ -84,7 +84,7 @@ def main() -> None:
                   f"max {max(timings):6.0f} ms over {args.repeats} renders")
             table.add(f"render {label}", round(timings[0]), round(statistics.median(timings)), round(max(timings)))
         for range_key in ("24h", "30d"):  # what the learning-loop card adds to the dashboard
-            timings = [timed(lambda k=range_key: learning_card.context(resolve_range(k), []))[1] for _ in range(args.repeats)]
+            timings = [timed(lambda k=range_key: learning_loop(resolve_range(k)))[1] for _ in range(args.repeats)]
             print(f"  learning card {range_key:>3}       first {timings[0]:6.0f} ms, median "
                   f"{statistics.median(timings):6.0f} ms")
             table.add(f"the dashboard's learning card alone, {range_key}", round(timings[0]),

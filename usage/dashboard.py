@@ -363,7 +363,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "back": urlencode(filters.params),
         "without_client": filters.url(client=None),
         "retention_days": settings.USAGE_RETENTION_DAYS,
-        **learning_card.context(data.range, data.curation),
+        **learning_card.context(data),
     }
     return render(request, "dashboard/overview.html", context)
 

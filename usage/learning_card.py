@@ -1,6 +1,6 @@
 """The dashboard's learning-loop card: its data (learning_selectors.learning_loop) and its small chart.
 
-Kept apart from dashboard.py so the dashboard only adds `**learning_card.context(range, curation)` to its
+Kept apart from dashboard.py so the dashboard only adds `**learning_card.context(data)` to its
 context and includes `dashboard/_learning_loop.html`.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .learning_selectors import LearningLoop, learning_loop, likely_tools_for
-from .selectors import QueryMiss, UsageRange
+from .selectors import DashboardData
 
 WIDTH, HEIGHT, PAD = 320, 70, 6
 
@@ -46,11 +46,12 @@ def recall_sparkline(loop: LearningLoop, bucket: str) -> Sparkline:
     return chart
 
 
-def context(r: UsageRange, curation: list[QueryMiss]) -> dict[str, Any]:
-    """The card, and each curation-list query's likely tools (`miss.likely_tools`): one-click
-    choices beside the tool name an operator can type."""
+def context(data: DashboardData) -> dict[str, Any]:
+    """The card, from the feedback the dashboard already read, and each curation-list query's likely tools
+    (`miss.likely_tools`): one-click choices beside the tool name an operator can type."""
+    curation = data.curation
     likely = likely_tools_for([m.query_hash for m in curation if m.query])
     for miss in curation:
         miss.likely_tools = likely.get(miss.query_hash, [])
-    loop = learning_loop(r)
-    return {"learning": loop, "learning_chart": recall_sparkline(loop, r.bucket)}
+    loop = learning_loop(data.range, feedback_series=data.feedback_series)
+    return {"learning": loop, "learning_chart": recall_sparkline(loop, data.range.bucket)}

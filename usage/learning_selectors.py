@@ -19,7 +19,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import DailyToolUsage, DailyUsage, Feedback, RequestLog, Suggestion, SuggestionKind, SuggestionStatus
-from .selectors import FeedbackTotals, UsageRange, range_feedback_series
+from .selectors import FeedbackTotals, UsageRange, feedback_total, range_feedback_series
 
 PAGE_SIZE = 100
 
@@ -102,17 +102,19 @@ class LearningLoop:
     series: list[RecallPoint] = field(default_factory=list)
 
 
-def learning_loop(r: UsageRange, now: datetime | None = None) -> LearningLoop:
+def learning_loop(r: UsageRange, now: datetime | None = None, *,
+                  feedback_series: list[tuple[datetime, FeedbackTotals]] | None = None) -> LearningLoop:
     """Evidence collected, suggestions pending, accepted this week, and recall on confirmed traffic
     over the range (one point per hour or day, as the dashboard's charts). Evidence and recall are of the
     range's client when it has one, as the hit-rate card beside it; the suggestion counts are the catalog's.
-    Finished days come from the rollups, as the other cards' do, so the card outlives retention."""
+    Finished days come from the rollups, as the other cards' do, so the card outlives retention.
+    `feedback_series`: the range's `range_feedback_series`, when the caller (the dashboard) has read it."""
     now = now or timezone.now()
     loop = LearningLoop(automatic=settings.LEARNING_AUTO_ACCEPT, client=r.client)
-    total = FeedbackTotals()
-    for start, figures in range_feedback_series(r):
-        loop.series.append(RecallPoint(start, figures.feedback_needing_tools, figures.recall, figures.mean_rank))
-        total = total.merged(figures)
+    series = range_feedback_series(r) if feedback_series is None else feedback_series
+    loop.series = [RecallPoint(start, figures.feedback_needing_tools, figures.recall, figures.mean_rank)
+                   for start, figures in series]
+    total = feedback_total(series)
     loop.evidence, loop.evidence_proxy, loop.needed = total.feedback, total.feedback_proxy, total.feedback_needing_tools
     loop.recall, loop.mean_rank = total.recall, total.mean_rank
     counts = Suggestion.objects.aggregate(

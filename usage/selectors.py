@@ -495,15 +495,6 @@ def _exact_percentiles(totals: Totals, busy: list[Totals], r: UsageRange) -> Tot
     return totals
 
 
-def range_feedback(r: UsageRange) -> FeedbackTotals:
-    raw = window_feedback_totals(r.raw_start, r.end, r.client)
-    if r.rollup_days is None:
-        return raw
-    names = list(asdict(FeedbackTotals()))
-    sums = _rolled_up(DailyUsage, r).aggregate(**{n: Sum(n) for n in names})
-    return FeedbackTotals(**{n: sums[n] or 0 for n in names}).merged(raw)
-
-
 def range_feedback_series(r: UsageRange) -> list[tuple[datetime, FeedbackTotals]]:
     """The feedback per hour or day that has some, oldest first: finished days from the rollups, the rest raw."""
     points = window_feedback_series(r.raw_start, r.end, r.bucket, r.client)
@@ -513,6 +504,15 @@ def range_feedback_series(r: UsageRange) -> list[tuple[datetime, FeedbackTotals]
             start = utc_day_start(row.pop("day"))
             points[start] = FeedbackTotals(**row).merged(points.get(start, FeedbackTotals()))
     return sorted(points.items(), key=lambda point: point[0])
+
+
+def feedback_total(series: list[tuple[datetime, FeedbackTotals]]) -> FeedbackTotals:
+    """The feedback of a whole range, from its series: the dashboard's cards and its learning card read
+    the range's feedback once."""
+    total = FeedbackTotals()
+    for _start, figures in series:
+        total = total.merged(figures)
+    return total
 
 
 def range_series(r: UsageRange) -> list[SeriesPoint]:
@@ -646,6 +646,7 @@ class DashboardData:
     range: UsageRange
     totals: Totals
     feedback: FeedbackTotals
+    feedback_series: list[tuple[datetime, FeedbackTotals]]  # per hour or day with feedback: the learning card's
     series: list[SeriesPoint]
     strategies: list[StrategyShare]
     top_tools: list[ToolUsage]  # ranked tools, most offered first (core tools are apart)
@@ -664,7 +665,8 @@ def dashboard_data(range_or_key: UsageRange | str, now: datetime | None = None, 
                    top: int = 15, list_limit: int = 50) -> DashboardData:
     r = range_or_key if isinstance(range_or_key, UsageRange) else resolve_range(range_or_key, now)
     totals = range_totals(r)
-    feedback = range_feedback(r)
+    feedback_series = range_feedback_series(r)
+    feedback = feedback_total(feedback_series)
     tools = range_tools(r)
     core_names = set(Tool.objects.filter(core=True).values_list("name", flat=True))
     offered = [t.tool for t in tools if t.offered]
@@ -675,6 +677,7 @@ def dashboard_data(range_or_key: UsageRange | str, now: datetime | None = None, 
         range=r,
         totals=totals,
         feedback=feedback,
+        feedback_series=feedback_series,
         series=range_series(r),
         strategies=[StrategyShare(name, labels[name], totals.strategies[name],
                                   _share(totals.strategies[name], totals.requests))
