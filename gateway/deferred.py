@@ -105,9 +105,8 @@ RESPONSES_OUTPUTS = {"function_call": "function_call_output", "custom_tool_call"
 _ROUND_CARRIES = frozenset({
     *RESPONSES_OUTPUTS, "message", "reasoning", "compaction", "additional_tools",
     "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
-    "mcp_list_tools", "tool_search_output", "program_output", "function_call_output", "custom_tool_call_output",
-    "computer_call_output", "local_shell_call_output", "shell_call_output", "apply_patch_call_output",
-    "mcp_approval_response"})
+    "mcp_list_tools", "tool_search_output", "program_output", *RESPONSES_OUTPUTS.values(), "computer_call_output",
+    "local_shell_call_output", "shell_call_output", "apply_patch_call_output", "mcp_approval_response"})
 
 
 def dumps(value: Any) -> str:
@@ -431,19 +430,16 @@ def conversation_id(body: dict) -> str | None:
     return given if isinstance(given, str) and given else None
 
 
-def _response_key(key_id: int | None, response_id: str) -> str:
-    return _RESPONSE_PREFIX + hashlib.sha256(_canonical([key_id, response_id])).hexdigest()
-
-
-def _conversation_key(key_id: int | None, conversation: str) -> str:
-    return _CONVERSATION_PREFIX + hashlib.sha256(_canonical([key_id, conversation])).hexdigest()
+def _held_key(prefix: str, key_id: int | None, upstream_id: str) -> str:
+    """The Redis key of what the upstream holds under `upstream_id` (an answer's or a conversation's), per API key."""
+    return prefix + hashlib.sha256(_canonical([key_id, upstream_id])).hexdigest()
 
 
 def held_keys(key_id: int | None, body: dict) -> list[str]:
     """The Redis keys of what the upstream holds for this request: the answer it continues, its conversation."""
     previous, conversation = body.get("previous_response_id"), conversation_id(body)
-    return [*([_response_key(key_id, previous)] if isinstance(previous, str) else []),
-            *([_conversation_key(key_id, conversation)] if conversation else [])]
+    return [*([_held_key(_RESPONSE_PREFIX, key_id, previous)] if isinstance(previous, str) else []),
+            *([_held_key(_CONVERSATION_PREFIX, key_id, conversation)] if conversation else [])]
 
 
 def remember_held(redis_key: str, held: Held) -> None:
@@ -571,6 +567,7 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
     new_exchange: list[dict] = []
     answer: Any = None
     usage: dict | None = None  # every round's, summed
+    rewritten = False  # the final answer differs from the upstream's bytes (searches taken out, usage summed)
     while True:
         reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
         turn.reply = reply
@@ -593,7 +590,7 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
             turn.exhausted = not turn.client_call_first
             turn.unanswered = [c.id for c in searches]
             answer = without_search_calls(plan.kind, answer, plan.search_name)
-            turn.reply = replace(reply, content=dumps(answer).encode("utf-8"))
+            rewritten = True
             break
         turn.rounds += 1
         results: dict[str, str] = {}
@@ -609,6 +606,8 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
         new_exchange.extend(messages)
     if turn.upstream_requests > 1 and isinstance(answer, dict) and usage is not None:
         answer = {**answer, "usage": usage}
+        rewritten = True
+    if rewritten:
         turn.reply = replace(turn.reply, content=dumps(answer).encode("utf-8"))
     if new_exchange and not conversation.in_conversation:
         remember(conversation.memory, len(conversation.client_messages),
@@ -645,17 +644,17 @@ def _remember_the_failed_round(key_id: int | None, body: dict, conversation: Con
     """The upstream appended the rounds it answered to the `conversation`; the round that failed leaves their calls
     without outputs, for which the upstream would refuse the conversation's every later request."""
     unsent = [m.get("call_id") for m in conversation.messages if m.get("type") == "function_call_output"]
-    remember_held(_conversation_key(key_id, conversation_id(body) or ""),
+    remember_held(_held_key(_CONVERSATION_PREFIX, key_id, conversation_id(body) or ""),
                   Held(list(conversation.sent), [c for c in unsent if isinstance(c, str)]))
 
 
 def _remember_what_the_upstream_holds(key_id: int | None, body: dict, answer: dict, held: Held) -> None:
     """For the request naming this answer in `previous_response_id`, or naming the same `conversation`."""
     if isinstance(answer.get("id"), str) and (held.tools or held.unanswered):
-        remember_held(_response_key(key_id, answer["id"]), held)
+        remember_held(_held_key(_RESPONSE_PREFIX, key_id, answer["id"]), held)
     conversation = conversation_id(body)
     if conversation:  # even empty: the searches it answered must not be answered again on the next turn
-        remember_held(_conversation_key(key_id, conversation), held)
+        remember_held(_held_key(_CONVERSATION_PREFIX, key_id, conversation), held)
 
 
 # --------------------------------------------------------------------------
