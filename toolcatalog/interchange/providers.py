@@ -6,6 +6,7 @@ the v1 fields directly; everything else takes the SPEC defaults.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import NameMap
@@ -56,12 +57,18 @@ def openai_fields(entry: dict[str, Any]) -> dict[str, Any]:
             "parameters": function.get("parameters")}
 
 
+def _parse_entries(format: str, entries: list[Any], fields: Callable[[dict[str, Any]], dict[str, Any]],
+                   name_map: NameMap | None, for_ranking: bool) -> ParsedCatalog:
+    """A provider's tool entries, each read by `fields`, as a parsed catalog."""
+    builder = CatalogBuilder(format, name_map, for_ranking=for_ranking)
+    for index, entry in enumerate(entries):
+        builder.add_entry(index, entry, fields)
+    return builder.finish()
+
+
 def parse_openai(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import an OpenAI tool list in any of its shapes."""
-    builder = CatalogBuilder(OPENAI, name_map, for_ranking=for_ranking)
-    for index, entry in enumerate(openai_entries(doc)):
-        builder.add_entry(index, entry, openai_fields)
-    return builder.finish()
+    return _parse_entries(OPENAI, openai_entries(doc), openai_fields, name_map, for_ranking)
 
 
 def anthropic_entries(doc: Any) -> list[Any]:
@@ -90,10 +97,7 @@ def anthropic_fields(entry: dict[str, Any]) -> dict[str, Any]:
 
 def parse_anthropic(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import an Anthropic tool list."""
-    builder = CatalogBuilder(ANTHROPIC, name_map, for_ranking=for_ranking)
-    for index, entry in enumerate(anthropic_entries(doc)):
-        builder.add_entry(index, entry, anthropic_fields)
-    return builder.finish()
+    return _parse_entries(ANTHROPIC, anthropic_entries(doc), anthropic_fields, name_map, for_ranking)
 
 
 # What a function declaration may hold; an object with none of them is some other kind of tool.
@@ -154,10 +158,7 @@ def gemini_fields(entry: dict[str, Any]) -> dict[str, Any]:
 
 def parse_gemini(doc: Any, name_map: NameMap | None = None, *, for_ranking: bool = False) -> ParsedCatalog:
     """Import Gemini (or Vertex AI) function declarations; entries count across all tool objects."""
-    builder = CatalogBuilder(GEMINI, name_map, for_ranking=for_ranking)
-    for index, entry in enumerate(gemini_entries(doc)):
-        builder.add_entry(index, entry, gemini_fields)
-    return builder.finish()
+    return _parse_entries(GEMINI, gemini_entries(doc), gemini_fields, name_map, for_ranking)
 
 
 def bedrock_entries(doc: Any) -> list[Any]:
