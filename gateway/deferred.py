@@ -48,7 +48,8 @@ put back, and the tools are remembered per key and conversation id too, for the 
 request. Nothing is remembered for a body with `"store": false`. A search call taken out of a final
 answer (3. and 4. above) stays in the upstream's copy, which needs an output for every call: the next
 request naming that answer or conversation gets one first in its `input` (NOT_SEARCHED); so do the calls of
-a conversation's last answered round when the next round failed (an upstream error or garbage). The
+a conversation's last answered round when the next round failed (an upstream error, garbage, a timeout or a
+broken connection). The answer's `tools`, the request's echoed, are the client's as it sent them. The
 provider's own tools (web_search, mcp, namespace...) are never deferred nor searched: a body that
 defers one needs OpenAI's own `tool_search` (such a body goes upstream untouched, see the view).
 
@@ -569,7 +570,12 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
     usage: dict | None = None  # every round's, summed
     rewritten = False  # the final answer differs from the upstream's bytes (searches taken out, usage summed)
     while True:
-        reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
+        try:
+            reply = proxy.forward(plan.kind, conversation.body(), headers, stream=False, query=query)
+        except (proxy.UpstreamTimeout, proxy.UpstreamUnavailable):
+            if conversation.in_conversation and turn.rounds and _keeps_what_the_upstream_holds(plan):
+                _remember_the_failed_round(key_id, plan.body, conversation)
+            raise
         turn.reply = reply
         turn.upstream_requests += 1
         answer = None
@@ -607,13 +613,17 @@ def serve(plan: Plan, headers: dict[str, str], *, key_id: int | None, query: str
     if turn.upstream_requests > 1 and isinstance(answer, dict) and usage is not None:
         answer = {**answer, "usage": usage}
         rewritten = True
+    if plan.kind == "responses" and isinstance(answer, dict) and "tools" in answer:
+        # The Responses object echoes its request's tools: the client's own, not the proxy's search and what it loaded.
+        answer = {**answer, "tools": plan.client_tools}
+        rewritten = True
     if rewritten:
         turn.reply = replace(turn.reply, content=dumps(answer).encode("utf-8"))
     if new_exchange and not conversation.in_conversation:
         remember(conversation.memory, len(conversation.client_messages),
                  conversation.exchange_here + new_exchange, conversation.found_here + turn.found)
     turn.loaded_deferred = list(conversation.sent)
-    if plan.kind == "responses" and plan.body.get("store") is not False:
+    if _keeps_what_the_upstream_holds(plan):
         if isinstance(answer, dict):
             _remember_what_the_upstream_holds(key_id, plan.body, answer, Held(turn.loaded_deferred, turn.unanswered))
         elif conversation.in_conversation and turn.rounds:
@@ -638,6 +648,11 @@ def summed_usage(earlier: dict, later: dict) -> dict:
         elif value is not None or name not in total:
             total[name] = value
     return total
+
+
+def _keeps_what_the_upstream_holds(plan: Plan) -> bool:
+    """A Responses request the upstream stores (`"store": false` keeps nothing to continue from)."""
+    return plan.kind == "responses" and plan.body.get("store") is not False
 
 
 def _remember_the_failed_round(key_id: int | None, body: dict, conversation: Conversation) -> None:

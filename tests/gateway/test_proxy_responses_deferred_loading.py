@@ -75,6 +75,15 @@ def test_the_model_searches_then_calls_the_deferred_tool_found(live_server, upst
     assert proxy_feedback(raw.headers["x-toolrouter-request-id"]).used_tools == ["translate_text"]
 
 
+def test_the_answer_echoes_the_clients_own_tools(live_server, upstream) -> None:
+    """The Responses object repeats its request's tools: the client's, not the proxy's search and the tools found."""
+    raw = sdk(live_server.url, "responses-echo").responses.with_raw_response.create(
+        model="gpt-5", input="search:translate text", tools=deferred_tools())
+    assert "tool_search" in names(sent(upstream)[-1])
+    assert raw.http_response.json()["tools"] == deferred_tools()
+    assert [tool.name for tool in raw.parse().tools] == [t["name"] for t in deferred_tools()]
+
+
 def test_each_turn_begins_with_the_turn_before(live_server, upstream) -> None:
     """Four turns replayed by the client (no previous_response_id), searching on the first and the third."""
     client = sdk(live_server.url, "responses-prefix")

@@ -60,6 +60,7 @@ def test_the_sdks_stream_helper_gets_the_final_response(client, upstream) -> Non
         final = stream.get_final_response()
     assert texts == ["¡Hola!"] and final.output_text == "¡Hola!"
     assert [item.type for item in final.output] == ["reasoning", "message"] and final.id == "resp_2"
+    assert [tool.name for tool in final.tools] == [t["name"] for t in TOOLS]  # the client's, not the proxy's search
 
 
 @pytest.mark.parametrize("stream", ["yes", 1])

@@ -5,19 +5,22 @@ The script is a function of the request body: it returns either {"text": "..."},
 {"call": NAME, "arguments": {...}}, or {"calls": [{"call": ..., "arguments": ...}, ...]} (several calls in one
 answer); the server wraps it in the provider's answer shape, with a `usage` of 1 token in and 1 out unless the move
 gives its own ("usage": {...}, the answer's `usage` as it is). {"fail": STATUS} answers that HTTP status and an
-OpenAI-shaped error instead. On the Responses API a move may add "items": [...], raw output items (a
+OpenAI-shaped error instead; {"hang": SECONDS} waits that long before answering (a proxy's read timeout), and
+{"drop": true} closes the connection without an answer. On the Responses API a move may add "items": [...], raw output items (a
 `computer_call`...) put after its calls or message, as given.
 """
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
 from tests.support.local_server import LocalServer
 
-# (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]} | {"fail": status}, "usage" optional
+# (kind, body) -> {"text": ...} | {"call": ..., "arguments": ...} | {"calls": [...]} | {"fail": status} | {"hang": s}
+# | {"drop": True}, "usage" optional
 Script = Callable[[str, dict], dict]
 PATHS = {"anthropic": "/messages", "responses": "/responses"}
 
@@ -44,6 +47,10 @@ class ScriptedLLM(LocalServer):
                 body = json.loads(raw)
                 kind = next((k for k, path in PATHS.items() if self.path.endswith(path)), "openai")
                 move = llm.script(kind, body)
+                if move.get("drop"):
+                    self.close_connection = True
+                    return
+                time.sleep(move.get("hang", 0))
                 status = move.get("fail", 200)
                 answer = ANSWERS[kind](body, move, number) if status == 200 else {
                     "error": {"message": f"scripted failure {status}", "type": "server_error"}}
