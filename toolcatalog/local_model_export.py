@@ -1,6 +1,9 @@
-"""Export the packaged all-MiniLM-L6-v2 to ONNX (the recipe; toolcatalog/local_model.py runs it).
+"""Export a local model to ONNX (the recipe; toolcatalog/local_model.py runs it).
 
-    python -m toolcatalog.local_model_export OUT_DIR [--force]
+    python -m toolcatalog.local_model_export OUT_DIR [--source DIR] [--model NAME] [--force]
+
+The source is a sentence-transformers folder of all-MiniLM-L6-v2: the PyPI package's (the default)
+or the adapted model's (toolcatalog/local_model_adapt.py); --model is the name the manifest records.
 
 Needs torch, transformers and onnx, so it runs in its own process: a web process that asks for
 the model (`local_model.ensure_export`) never imports torch. The recipe, each step measured on
@@ -147,7 +150,7 @@ def check_against_torch(source: Path, work: Path, manifest: dict[str, Any]) -> d
     return worst
 
 
-def export(out_dir: Path, source: Path | None = None) -> dict[str, Any]:
+def export(out_dir: Path, source: Path | None = None, model_name: str = MODEL_NAME) -> dict[str, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import onnxruntime
@@ -170,7 +173,7 @@ def export(out_dir: Path, source: Path | None = None) -> dict[str, Any]:
         tokenizer = f"tokenizer-{tag}.json"
         (work / tokenizer).write_bytes((source / "tokenizer.json").read_bytes())
         manifest: dict[str, Any] = {
-            "model": MODEL_NAME, "source_sha256": digest, "source_stats": source_stats(source),
+            "model": model_name, "source": str(source), "source_sha256": digest, "source_stats": source_stats(source),
             "files": files, "word_embeddings": {"file": words, "input": words_input},
             "tokenizer": tokenizer, "max_seq_length": MAX_SEQ_LENGTH, "fused_operators": fused,
             "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
@@ -197,12 +200,15 @@ def export(out_dir: Path, source: Path | None = None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--source", type=Path, help="the sentence-transformers folder (default: the package's)")
+    parser.add_argument("--model", default=MODEL_NAME, help="the name the manifest records")
     parser.add_argument("--force", action="store_true", help="export even if the manifest is current")
     args = parser.parse_args()
-    if not args.force and export_is_current(args.out_dir):
+    source = args.source or package_model_dir()
+    if not args.force and export_is_current(args.out_dir, source):
         print(f"{args.out_dir}: current ({read_manifest(args.out_dir) or {}})")
         return
-    print(json.dumps(export(args.out_dir), indent=1))
+    print(json.dumps(export(args.out_dir, source, args.model), indent=1))
     sys.stdout.flush()
 
 

@@ -279,9 +279,11 @@ def serve(port: int) -> int:
     manage = [sys.executable, str(PROJECT_DIR / "manage.py")]
     children: list[Supervised] = []
     try:
-        from toolcatalog.local_model import ensure_export
+        from toolcatalog.local_model import ADAPTED_MODEL_NAME, ensure_export
 
-        ensure_export()  # the local model's ONNX export, if `make install` has not made it (no torch here)
+        if os.environ.get("EMBEDDING_PROVIDER", "local") in ("", "local"):
+            # the local model, adapted and exported, if `make install` has not made it (torch runs in a child)
+            ensure_export(model_name=os.environ.get("EMBEDDING_MODEL") or ADAPTED_MODEL_NAME)
         for step in (["migrate", "--no-input", "-v", "0"],
                      ["import_catalog", str(DEMO_CATALOG), "--if-empty"],
                      ["ensure_admin"]):

@@ -192,7 +192,10 @@ CELERY_BEAT_SCHEDULE = {
 # --- Embeddings. One block chooses the provider; model and dimension are recorded per vector.
 # An empty variable counts as unset (an .env line `EMBEDDING_MODEL=` must not name model "").
 EMBEDDING_PROVIDER = env("EMBEDDING_PROVIDER") or "local"  # local | openai
-EMBEDDING_MODEL = env("EMBEDDING_MODEL") or ("all-MiniLM-L6-v2" if EMBEDDING_PROVIDER == "local" else "text-embedding-3-small")
+# The local provider's models: "all-MiniLM-L6-v2-tools" (adapted to tool routing at install,
+# toolcatalog/local_model_adapt.py) or "all-MiniLM-L6-v2" (the package as it is).
+EMBEDDING_MODEL = env("EMBEDDING_MODEL") or (
+    "all-MiniLM-L6-v2-tools" if EMBEDDING_PROVIDER == "local" else "text-embedding-3-small")
 # The pgvector columns are created with this size by the first `migrate`.
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 384)
 # Whether the `openai` provider asks for EMBEDDING_DIMENSIONS (`dimensions`): "auto" does for

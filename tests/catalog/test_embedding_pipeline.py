@@ -3,6 +3,7 @@ worker, without waiting for it."""
 import pytest
 
 from tests.support.worker import wait_for
+from toolcatalog.local_model import adaptation_hash
 from toolcatalog.models import Category, EmbeddingStatus, HypotheticalQuery, Tool
 from toolcatalog.services import save_validated
 
@@ -37,7 +38,7 @@ def test_tool_saved_in_the_admin_gets_a_ready_embedding(admin_client_logged_in) 
     tool = Tool.objects.get(name="play_music")
     assert wait_for(lambda: status_of(tool) == EmbeddingStatus.READY, timeout=60)
     assert len(tool.embedding) == 384
-    assert tool.embedding_model == "local:all-MiniLM-L6-v2"
+    assert tool.embedding_model == f"local:all-MiniLM-L6-v2-tools@{adaptation_hash()[:10]}"  # the default model
     query = HypotheticalQuery.objects.get(tool=tool)
     assert wait_for(lambda: HypotheticalQuery.objects.get(pk=query.pk).embedding_status == EmbeddingStatus.READY)
 

@@ -1,5 +1,6 @@
 """The local model's ONNX export: made once by concurrent first starts without corrupting it,
-checked by the hash of the package and the recipe, and made again when either changes."""
+checked by the hash of its source folder (the default model's: the adapted one) and the recipe,
+and made again when either changes."""
 from __future__ import annotations
 
 import json
@@ -11,11 +12,13 @@ import numpy as np
 import pytest
 
 from toolcatalog.local_model import (
+    ADAPTED_MODEL_NAME,
     MANIFEST,
     OnnxEncoder,
     ensure_export,
     export_is_current,
     exported_files,
+    model_source,
     read_manifest,
 )
 
@@ -41,7 +44,7 @@ def test_two_first_starts_at_once_export_once_and_both_get_a_whole_export(first_
     assert [p.returncode for p in starts] == [0, 0], outputs
     assert sum("exporting" in out for out in outputs) == 1  # the other one waited on the lock, then found it
     manifest = read_manifest(out_dir)
-    assert manifest is not None and export_is_current(out_dir)
+    assert manifest is not None and export_is_current(out_dir, model_source(ADAPTED_MODEL_NAME))
     files = sorted(p.name for p in out_dir.iterdir() if not p.name.startswith("."))
     assert files == sorted([MANIFEST, *exported_files(manifest)])
     assert manifest["word_embeddings"]["file"] in files  # the table lives beside the models, read from disk
@@ -57,8 +60,8 @@ def test_an_export_made_from_another_package_or_recipe_is_made_again(first_start
     stale = {**manifest, "source_sha256": "0" * 64, "source_stats": {}, "files": {"int8": "model-old-int8.onnx"}}
     (out_dir / "model-old-int8.onnx").write_bytes(b"not a model")
     (out_dir / MANIFEST).write_text(json.dumps(stale))
-    assert not export_is_current(out_dir)
+    assert not export_is_current(out_dir, model_source(ADAPTED_MODEL_NAME))
     ensure_export(out_dir)
-    assert export_is_current(out_dir)
+    assert export_is_current(out_dir, model_source(ADAPTED_MODEL_NAME))
     assert not (out_dir / "model-old-int8.onnx").exists()  # the stale export's files are gone
     assert set(read_manifest(out_dir)["files"].values()) == old_files  # same package and recipe: same files

@@ -21,7 +21,7 @@ from routing.evaluation import (
     summarise,
 )
 from shared.json_input import replace_unpaired_surrogates
-from toolcatalog.embeddings import EmbeddingProviderError, get_provider
+from toolcatalog.embeddings import EmbeddingProvider, EmbeddingProviderError, get_provider, seeds_filter_provider
 from toolcatalog.interchange import InterchangeError
 
 RECALL_KEYS = ("recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
@@ -86,7 +86,10 @@ class Command(BaseCommand):
         summary = summarise(outcomes)
         summary["strategy"] = strategy
         summary["limit"] = limit
-        summary["baselines"] = self._baselines(snapshot, read, items, seen, provider.embed, limit)
+        try:
+            summary["baselines"] = self._baselines(snapshot, read, items, seen, provider, limit)
+        except EmbeddingProviderError as exc:
+            raise CommandError(f"could not embed for the cosine baseline: {exc}") from exc
         summary["calibration"] = calibration.to_dict()
         self._write(ranked_out, lines)
         for name, figures in [("engine", summary), *summary["baselines"].items()]:
@@ -114,18 +117,25 @@ class Command(BaseCommand):
             self.stderr.write(f"{path}: {len(absent)} expected tools are not in the catalog's ranked tools, "
                               f"so they count as misses: {first_names(absent)}")
 
-    def _baselines(self, snapshot, read: EvaluationCatalog, items: list[dict], seen: dict, embed,
+    def _baselines(self, snapshot, read: EvaluationCatalog, items: list[dict], seen: dict, provider: EmbeddingProvider,
                    limit: int) -> dict[str, dict]:
-        """Plain BM25 and the seeds' cosine filter, on the same catalog and queries, same run."""
+        """Plain BM25 and the seeds' cosine filter (all-MiniLM-L6-v2 as packaged where the service runs
+        the local model: `seeds_filter_provider`), on the same catalog and queries, same run; and where
+        the service's model is another, the cosine filter with the service's model too."""
         texts = [item["query"] for item in items]
-        missing = [t for t in dict.fromkeys(texts) if t not in seen]
-        for start in range(0, len(missing), 64):
-            seen.update(zip(missing[start:start + 64], embed(missing[start:start + 64]), strict=True))
-        query_vectors = np.vstack([seen[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
-        rankings = {
-            "bm25 (name + description)": bm25_baseline(snapshot.tools, texts, limit),
-            "cosine (name + description)": cosine_baseline(snapshot.tools, query_vectors, embed, limit),
-        }
+        rankings = {"bm25 (name + description)": bm25_baseline(snapshot.tools, texts, limit)}
+        seeds = seeds_filter_provider(provider)
+        cosines = {"cosine (name + description)": seeds}
+        if seeds is not provider:
+            cosines["cosine (name + description), the engine's model"] = provider
+        for name, model in cosines.items():
+            vectors = dict(seen) if model is provider else {}
+            missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+            for start in range(0, len(missing), 64):
+                vectors.update(zip(missing[start:start + 64], model.embed_queries(missing[start:start + 64]),
+                                   strict=True))
+            query_vectors = np.vstack([vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+            rankings[name] = cosine_baseline(snapshot.tools, query_vectors, model.embed, limit)
         return {name: {k: v for k, v in summarise(QueryOutcome([read.source_name(n) for n in r], item["expected"], 0.0, 0, 0)
                                                   for r, item in zip(ranked, items, strict=True)).items()
                        if k in RECALL_KEYS}
