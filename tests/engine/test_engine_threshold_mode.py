@@ -2,16 +2,16 @@ from engine import RouteRequest, RoutingIndex, route, scoring
 
 
 def test_threshold_keeps_only_tools_scoring_at_least_the_threshold(index: RoutingIndex, embed) -> None:
-    request = RouteRequest(query="play some jazz", mode="threshold", threshold=0.9, strategy="hybrid",
+    request = RouteRequest(query="play some jazz", mode="threshold", threshold=0.95, strategy="hybrid",
                            include_core=False)
     result = route(index, request, embed_texts=embed)
     ranked = [m for m in result.matches if m.via == "rank"]
     assert [m.name for m in ranked] == ["play_music"]
-    assert all(m.score >= 0.9 for m in ranked)
+    assert all(m.score >= 0.95 for m in ranked)
 
 
 def test_related_tools_fill_the_spare_places(index: RoutingIndex, embed) -> None:
-    request = RouteRequest(query="play some jazz", mode="threshold", threshold=0.9, strategy="hybrid",
+    request = RouteRequest(query="play some jazz", mode="threshold", threshold=0.95, strategy="hybrid",
                            include_core=False, limit=3)
     result = route(index, request, embed_texts=embed)
     assert [(m.name, m.via) for m in result.matches] == [("play_music", "rank"), ("search_music", "related")]
