@@ -31,9 +31,8 @@ import logging
 import os
 import subprocess
 import sys
-import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -167,17 +166,9 @@ def default_adapted_dir() -> Path:
     return models_dir() / ADAPTED_MODEL_NAME
 
 
-def read_adapted_manifest(out_dir: Path) -> dict[str, Any] | None:
-    try:
-        manifest: dict[str, Any] = json.loads((out_dir / ADAPTED_MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-    return manifest
-
-
 def adaptation_is_current(out_dir: Path, exclude: Sequence[str] = (), catalog: Path = TRAINING_CATALOG) -> bool:
     """The folder holds a model adapted from these inputs (and every file the export reads)."""
-    manifest = read_adapted_manifest(out_dir)
+    manifest = read_manifest(out_dir, ADAPTED_MANIFEST)
     return (manifest is not None and manifest.get("inputs_sha256") == adaptation_hash(exclude, catalog)
             and all((out_dir / name).exists() for name in SOURCE_FILES))
 
@@ -187,34 +178,32 @@ def ensure_adapted(out_dir: Path | None = None, exclude: Sequence[str] = (), cat
     `ensure_export`) when it is missing or made from other inputs. `exclude`: requests to leave out
     of the training (a benchmark's measured ones); `catalog`: the toolcatalog/v1 file of examples."""
     out_dir = out_dir or default_adapted_dir()
-    if adaptation_is_current(out_dir, exclude, catalog):
+    command = [sys.executable, "-m", "toolcatalog.local_model_adapt", str(out_dir), "--catalog", str(catalog),
+               *(["--exclude", "-"] if exclude else [])]
+    return _made_once(out_dir, lambda: adaptation_is_current(out_dir, exclude, catalog), command,
+                      f"adapting {MODEL_NAME} to tool routing", ADAPT_TIMEOUT_SECONDS, "\n".join(exclude))
+
+
+def _made_once(out_dir: Path, is_current: Callable[[], bool], command: list[str], what: str, timeout: float,
+               stdin: str = "") -> Path:
+    """`out_dir`, made first by `command` (a recipe: it imports torch, so it runs in a child process)
+    unless `is_current()`. Under a file lock: a concurrent first start waits for the one making it,
+    then finds it made."""
+    if is_current():
         return out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / ".adapt.lock", "w") as lock:
+    with open(out_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not adaptation_is_current(out_dir, exclude, catalog):
-            logger.info("adapting %s to tool routing in %s (once; about a minute)", MODEL_NAME, out_dir)
-            command = [sys.executable, "-m", "toolcatalog.local_model_adapt", str(out_dir), "--catalog", str(catalog)]
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt") as excluded:
-                if exclude:
-                    excluded.write("\n".join(exclude))
-                    excluded.flush()
-                    command += ["--exclude", excluded.name]
-                _run_recipe(command, f"adapting {MODEL_NAME}", ADAPT_TIMEOUT_SECONDS)
-            if not adaptation_is_current(out_dir, exclude, catalog):
-                raise LocalModelError(f"adapting {MODEL_NAME} left no current model in {out_dir}")
+        if not is_current():
+            logger.info("%s in %s (once; about a minute)", what, out_dir)
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, input=stdin,
+                                      cwd=Path(__file__).resolve().parents[1])
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise LocalModelError(f"{what} failed: {exc}") from exc
+            if done.returncode != 0 or not is_current():
+                raise LocalModelError(f"{what} failed:\n{done.stderr[-2000:]}")
     return out_dir
-
-
-def _run_recipe(command: list[str], what: str, timeout: float) -> None:
-    """A recipe (it imports torch) in a child process; its failure as a LocalModelError."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              cwd=Path(__file__).resolve().parents[1])
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise LocalModelError(f"{what} failed: {exc}") from exc
-    if done.returncode != 0:
-        raise LocalModelError(f"{what} failed:\n{done.stderr[-2000:]}")
 
 
 def source_hash(source: Path, recipe: Path | None = RECIPE_FILE) -> str:
@@ -234,9 +223,10 @@ def source_stats(source: Path) -> dict[str, list[int]]:
     return {name: [path.stat().st_size, path.stat().st_mtime_ns] for name, path in paths.items()}
 
 
-def read_manifest(out_dir: Path) -> dict[str, Any] | None:
+def read_manifest(out_dir: Path, name: str = MANIFEST) -> dict[str, Any] | None:
+    """The export's manifest (or another JSON file of the folder: the adaptation's), None if unreadable."""
     try:
-        manifest: dict[str, Any] = json.loads((out_dir / MANIFEST).read_text())
+        manifest: dict[str, Any] = json.loads((out_dir / name).read_text())
     except (OSError, ValueError):
         return None
     return manifest
@@ -271,18 +261,10 @@ def ensure_export(out_dir: Path | None = None, model_name: str = ADAPTED_MODEL_N
     The caller never imports torch."""
     out_dir = out_dir or default_export_dir(model_name)
     source = source or model_source(model_name)
-    if export_is_current(out_dir, source):
-        return out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / ".export.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a concurrent first start waits for the one exporting
-        if not export_is_current(out_dir, source):
-            logger.info("exporting %s to ONNX in %s (once; about a minute)", model_name, out_dir)
-            _run_recipe([sys.executable, "-m", "toolcatalog.local_model_export", str(out_dir), "--source", str(source),
-                         "--model", model_name], f"exporting {model_name} to ONNX", EXPORT_TIMEOUT_SECONDS)
-            if not export_is_current(out_dir, source):
-                raise LocalModelError(f"exporting {model_name} to ONNX left no current export in {out_dir}")
-    return out_dir
+    command = [sys.executable, "-m", "toolcatalog.local_model_export", str(out_dir), "--source", str(source),
+               "--model", model_name]
+    return _made_once(out_dir, lambda: export_is_current(out_dir, source), command, f"exporting {model_name} to ONNX",
+                      EXPORT_TIMEOUT_SECONDS)
 
 
 def session_options(threads: int) -> Any:

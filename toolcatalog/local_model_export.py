@@ -190,7 +190,7 @@ def export(out_dir: Path, source: Path | None = None, model_name: str = MODEL_NA
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         os.chmod(work / MANIFEST, 0o644)
         os.replace(work / MANIFEST, out_dir / MANIFEST)
-    keep = {MANIFEST, ".export.lock", *exported}
+    keep = {MANIFEST, ".lock", *exported}
     for path in out_dir.iterdir():  # an earlier export's files (a reader that has one open keeps it)
         if path.is_file() and path.name not in keep:
             path.unlink(missing_ok=True)

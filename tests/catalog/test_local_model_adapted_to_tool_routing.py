@@ -19,7 +19,7 @@ from toolcatalog.local_model import (
     adaptation_hash,
     adaptation_is_current,
     ensure_adapted,
-    read_adapted_manifest,
+    read_manifest,
     training_pairs,
 )
 
@@ -73,7 +73,7 @@ def examples_file(tmp_path_factory) -> Path:
 
 def test_adapting_is_done_once_and_again_when_its_inputs_change(tmp_path: Path, examples_file: Path) -> None:
     out_dir = ensure_adapted(tmp_path / "adapted", catalog=examples_file)
-    manifest = read_adapted_manifest(out_dir)
+    manifest = read_manifest(out_dir, ADAPTED_MANIFEST)
     assert manifest is not None and manifest["pairs"] == 3
     assert adaptation_is_current(out_dir, catalog=examples_file)
     made = (out_dir / ADAPTED_MANIFEST).stat().st_mtime_ns
@@ -81,7 +81,7 @@ def test_adapting_is_done_once_and_again_when_its_inputs_change(tmp_path: Path, 
     assert (out_dir / ADAPTED_MANIFEST).stat().st_mtime_ns == made  # current: not made again
     assert not adaptation_is_current(out_dir, ["put on some jazz"], catalog=examples_file)
     ensure_adapted(out_dir, ["put on some jazz"], catalog=examples_file)
-    assert read_adapted_manifest(out_dir)["pairs"] == 2  # type: ignore[index]
+    assert read_manifest(out_dir, ADAPTED_MANIFEST)["pairs"] == 2  # type: ignore[index]
     assert not adaptation_is_current(out_dir, catalog=examples_file)  # the folder holds the other model now
 
 
