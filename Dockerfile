@@ -9,6 +9,7 @@ COPY . .
 RUN useradd --create-home app && chown -R app /app
 USER app
 RUN DJANGO_DEBUG=1 python manage.py collectstatic --no-input -v 0
-# The local embedding model, exported to ONNX once (web processes never load torch; the worker may, for bf16 batches).
+# The local embedding models, once: all-MiniLM-L6-v2 adapted to tool routing (the default) and as packaged,
+# both exported to ONNX (web processes never load torch; the worker may, for bf16 batches).
 RUN python -m toolcatalog.local_model
 EXPOSE 8000

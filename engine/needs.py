@@ -51,6 +51,10 @@ WHOLE_REQUEST_WEIGHT = 2.0
 # Two parts are mostly a request and a detail or courtesy of it ("For temperature use Celsius?",
 # "Any recommendations?"), whose runners-up would take the places of the request's own.
 ROUNDS_MIN_NEEDS = 3
+# A request of at least this many needs is ranked whole by the mean of its needs' vectors, not
+# embedded a second time (router._QueryVectors). With two, the whole request carries what one
+# part says of the other ("X. For temperature use Celsius?"): bfcl-dev recall@1 lost 0.007 so.
+WHOLE_FROM_NEEDS_MIN = 3
 
 
 def split_needs(query: str) -> list[str]:

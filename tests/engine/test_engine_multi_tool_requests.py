@@ -112,6 +112,14 @@ def test_the_route_offers_one_tool_per_need(index: RoutingIndex, embed) -> None:
     assert split["parts"] == split_needs(THREE_NEEDS)
 
 
-def test_the_request_and_its_needs_are_embedded_in_one_call(index: RoutingIndex, embed) -> None:
-    route(index, RouteRequest(query=THREE_NEEDS, strategy="hybrid"), embed_texts=embed)
-    assert embed.calls == [[THREE_NEEDS, *split_needs(THREE_NEEDS)]]
+def test_a_request_of_two_needs_and_its_needs_are_embedded_in_one_call(index: RoutingIndex, embed) -> None:
+    two_needs = "Play some jazz from my playlist. Then send an email to Anna."
+    route(index, RouteRequest(query=two_needs, strategy="hybrid"), embed_texts=embed)
+    assert embed.calls == [[two_needs, *split_needs(two_needs)]]
+
+
+def test_a_request_of_three_needs_is_not_embedded_again_beside_them(index: RoutingIndex, embed) -> None:
+    """Its own vector is the mean of its needs': the same words, at half the model's work."""
+    result = route(index, RouteRequest(query=THREE_NEEDS, strategy="hybrid"), embed_texts=embed)
+    assert embed.calls == [split_needs(THREE_NEEDS)]
+    assert {"play_music", "send_email"} <= set(result.names)
