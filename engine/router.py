@@ -69,7 +69,7 @@ class _QueryVectors:
 
     A request of WHOLE_FROM_NEEDS_MIN needs or more is not embedded whole: its vector is the mean
     of its needs' vectors, since its words are theirs and embedding them twice doubled the model's
-    work (seal-dev's requests, 71 % of them multi-tool: route p50 14.7 -> 9.4 ms; recall@1/5/10 of
+    work (seal-dev's requests, 71 % of them multi-tool: route p50 14.7 -> 10.0 ms; recall@1/5/10 of
     every dev set within one request, bench/quality.py)."""
 
     def __init__(self, embed_texts: EmbedTexts | None, query: str, needs: Sequence[str], index: RoutingIndex) -> None:

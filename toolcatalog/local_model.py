@@ -201,8 +201,10 @@ def _made_once(out_dir: Path, is_current: Callable[[], bool], command: list[str]
                                       cwd=Path(__file__).resolve().parents[1])
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise LocalModelError(f"{what} failed: {exc}") from exc
-            if done.returncode != 0 or not is_current():
+            if done.returncode != 0:
                 raise LocalModelError(f"{what} failed:\n{done.stderr[-2000:]}")
+            if not is_current():
+                raise LocalModelError(f"{what} left nothing current in {out_dir}")
     return out_dir
 
 
