@@ -39,7 +39,16 @@ def parameter_descriptions(parameters: dict[str, Any] | None) -> list[str]:
 def tool_embedding_text(
     name: str, description: str, category: str | None, parameters: dict[str, Any] | None
 ) -> str:
-    parts = [" ".join(split_identifier(name)), description or ""]
+    """"play music: Play a song or playlist", then the category and parameters on lines of their own.
+
+    The name heads its description after a colon, as the seeds' filter writes a tool: MiniLM's
+    tokenizer drops line breaks, so a name on a line of its own ran into its description ("house
+    purchasing tool tool that provides ..."). On six-word descriptions (bench/robustness.py,
+    plugins-dev "short") the engine's recall@5 went 0.807 -> 0.827, from below the seeds' filter
+    (0.816) to above it.
+    """
+    words = " ".join(split_identifier(name))
+    parts = [f"{words}: {description}" if description else words]
     if category:
         parts.append(f"Category: {category}")
     params = parameter_descriptions(parameters)
