@@ -47,8 +47,7 @@ def tool_embedding_text(
     plugins-dev "short") the engine's recall@5 went 0.807 -> 0.827, from below the seeds' filter
     (0.816) to above it.
     """
-    words = " ".join(split_identifier(name))
-    parts = [f"{words}: {description}" if description else words]
+    parts = [_name_heading(name, description)]
     if category:
         parts.append(f"Category: {category}")
     params = parameter_descriptions(parameters)
@@ -60,7 +59,8 @@ def tool_embedding_text(
 def category_embedding_text(
     name: str, description: str, keywords: Iterable[str], tool_names: Iterable[str] = ()
 ) -> str:
-    parts = [" ".join(split_identifier(name)), description or ""]
+    """Its name heading its description, as a tool's (`tool_embedding_text`), then its keywords and tools."""
+    parts = [_name_heading(name, description)]
     keywords = [k for k in keywords if k]
     if keywords:
         parts.append("Keywords: " + ", ".join(keywords))
@@ -68,6 +68,11 @@ def category_embedding_text(
     if tools:
         parts.append("Tools: " + "; ".join(tools))
     return "\n".join(p for p in parts if p)
+
+
+def _name_heading(name: str, description: str) -> str:
+    words = " ".join(split_identifier(name))
+    return f"{words}: {description}" if description else words
 
 
 def text_hash(text: str) -> str:

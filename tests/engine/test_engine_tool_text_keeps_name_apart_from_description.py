@@ -1,4 +1,4 @@
-"""A tool's embedding text reaches the model with its name and its description apart.
+"""A tool's (and a category's) embedding text reaches the model with its name and its description apart.
 
 MiniLM's tokenizer drops line breaks: a name on a line of its own ran into the description
 ("play music play a song"), and on terse descriptions the engine fell below the seeds' filter.
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from engine import tool_embedding_text
+from engine import category_embedding_text, tool_embedding_text
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -40,3 +40,9 @@ def test_category_and_parameters_follow_the_sentence() -> None:
     text = tool_embedding_text("play_music", "Play a song", "audio", parameters)
 
     assert text.splitlines() == ["play music: Play a song", "Category: audio", "Parameters: song title: What to play"]
+
+
+def test_a_category_reads_as_a_tool_does() -> None:
+    text = category_embedding_text("home_audio", "Music and radio at home", ["speaker"], ["play_music"])
+
+    assert text.splitlines() == ["home audio: Music and radio at home", "Keywords: speaker", "Tools: play music"]
