@@ -10,8 +10,8 @@ add evidence. So each catalog is calibrated on its own evidence:
   queries' BM25 field are rebuilt, and the fold's queries are routed);
 * queries its traffic confirmed (the tool the agent then used), routed as they are.
 
-Every combination of the weights in `GRID` is scored by whether the expected tool is in its first
-five (a route's default limit), per query. The best combination replaces the defaults only
+Every combination of the weights in `GRID` is scored by the rank of the expected tool
+(reciprocal rank plus recall@5, per query). The best combination replaces the defaults only
 when choosing it beats them by more than two standard errors of the paired per-query
 difference, measured on queries the choice did not see (each fold's queries judge the
 combination picked on the other folds): with a few hundred queries most differences are noise,
@@ -350,11 +350,7 @@ def _held_out_gain(merits: np.ndarray) -> np.ndarray:
 
 
 def _merit(ranks: np.ndarray) -> np.ndarray:
-    """Whether the expected tool is offered at the default limit. Adding its reciprocal rank let
-    reorderings within the first five, which change nothing an agent is offered, carry a choice past
-    two standard errors: on bfcl-dev's replayed traffic such a choice (a query adapter, W 0.2) then
-    lost a request the defaults kept, at seeds 1 and 15 (bench/replay_learning.py)."""
-    merit: np.ndarray = (ranks <= 5).astype(np.float64)
+    merit: np.ndarray = 1.0 / ranks + (ranks <= 5)
     return merit
 
 
