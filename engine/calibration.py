@@ -350,6 +350,9 @@ def _held_out_gain(merits: np.ndarray) -> np.ndarray:
 
 
 def _merit(ranks: np.ndarray) -> np.ndarray:
+    """Reciprocal rank plus recall@5. Recall@5 alone, a 0/1 signal, was tried: it needs far more
+    evidence to pass two standard errors, and two of the demo catalog's five nested folds kept the
+    defaults (leave-one-out r@5 0.957 -> 0.946, r@1 0.668 -> 0.623)."""
     merit: np.ndarray = 1.0 / ranks + (ranks <= 5)
     return merit
 
