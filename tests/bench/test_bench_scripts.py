@@ -115,6 +115,20 @@ def test_replay_learning_tables(bench_runs):
         assert row["Δ"] == pytest.approx(row["engine after"] - row["engine before"], abs=1e-3)
 
 
+def test_catalog_adaptation_tables(bench_runs):
+    result = run_script("catalog_adaptation", bench_runs)
+    assert_well_formed(result, 1)
+    table = result["tables"][0]
+    rows = {row[0]: dict(zip(table["columns"], row)) for row in table["rows"]}
+    assert set(rows) == {"bfcl-dev"}
+    row = rows["bfcl-dev"]
+    assert row["learning pairs"] > 0 and row["measured"] > 0
+    before, after = row["engine r@5, default model"], row["engine r@5, fine-tuned on the learning half"]
+    assert 0.0 <= before <= 1.0 and 0.0 <= after <= 1.0
+    assert row["Δ"] == pytest.approx(after - before, abs=1e-3)
+    assert 0 < row["requests with no learned tool"] <= row["measured"]
+
+
 def test_report_renders_every_table(bench_runs, results_dir, tmp_path):
     bench_runs.wait_all()
     output = tmp_path / "BENCHMARKS.md"

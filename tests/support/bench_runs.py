@@ -15,7 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DATA = ROOT / "bench" / "data" / "tiny"  # in the repository: the tests never read ../shared
-SCRIPTS = ("quality", "robustness", "speed", "serving", "load", "bench_local_model", "bench_embedding", "replay_learning")
+SCRIPTS = ("quality", "robustness", "speed", "serving", "load", "bench_local_model", "bench_embedding", "replay_learning",
+           "catalog_adaptation")
 TIMEOUT_SECONDS = 900
 
 
