@@ -2,15 +2,16 @@
 
     .venv/bin/python bench/catalog_adaptation.py [--data-dir DIR] [--seed N] [--tiny]
 
-Each dev set's requests are split at random into halves. The learning half stands for traffic the
-catalog confirmed: each request with the embedding text of a tool it needed is one training pair
-(toolcatalog.local_model.training_pairs), and the default model (all-MiniLM-L6-v2 adapted on the demo
-catalog) is fine-tuned on those pairs with the recipe that adapted it (local_model_adapt.fine_tune).
-The measured half is routed by the engine (`auto`, limit 10, calibrated as bench/quality.py does)
-once with the default model's vectors and once with the fine-tuned model's, both in torch fp32 for
-tools and requests alike so that only the weights differ, beside the two baselines on the same
-requests. The last columns keep to the measured requests none of whose tools any learning request
-needed: no suggestion can reach them, only a model that learned the catalog's way of asking.
+Each dev set's requests are split at random into halves (bench/replay_learning.py's `--split random`).
+The learning half stands for traffic the catalog confirmed: each request with the embedding text of a
+tool it needed is one training pair (toolcatalog.local_model.training_pairs), and the default model
+(all-MiniLM-L6-v2 adapted on the demo catalog) is fine-tuned on those pairs with the recipe that
+adapted it (local_model_adapt.fine_tune). The measured half is routed by the engine (`auto`, limit 10,
+calibrated as bench/quality.py does) once with the default model's vectors and once with the
+fine-tuned model's, both in torch fp32 for tools and requests alike so that only the weights differ,
+beside the two baselines on the same requests. The last columns keep to the measured requests none of
+whose tools any learning request needed: no suggestion can reach them, only a model that learned the
+catalog's way of asking.
 
 Not a step of `make bench-full` (seal-dev's fine-tuning alone takes about ten minutes here).
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 from bench.common import Table, add_data_dir_argument, print_tables, save_results, use_data_dir  # noqa: E402
 from bench.embedder import PLAIN, Embedder  # noqa: E402
 from bench.quality import LIMIT, Case, dataset, dev_sets, engine_rankings, metrics, read_queries  # noqa: E402
+from bench.replay_learning import split  # noqa: E402
 from routing.evaluation import bm25_baseline, cosine_baseline  # noqa: E402
 from toolcatalog.embeddings import LocalProvider  # noqa: E402
 from toolcatalog.local_model import ADAPTED_MODEL_NAME, training_pairs  # noqa: E402
@@ -59,13 +60,6 @@ class TorchModel:
     encode_queries = encode
 
 
-def halves(queries: list[dict], seed: int) -> tuple[list[dict], list[dict]]:
-    order = list(range(len(queries)))
-    random.Random(seed).shuffle(order)
-    middle = len(order) // 2
-    return [queries[i] for i in order[:middle]], [queries[i] for i in order[middle:]]
-
-
 def learning_document(document: dict, learn: list[dict]) -> dict:
     """The catalog with the learning half's requests as its tools' only hypothetical queries."""
     asked: dict[str, list[str]] = {}
@@ -86,7 +80,7 @@ def measure_set(path: Path, seed: int, default: Any, plain: Embedder) -> list[An
     from sentence_transformers import SentenceTransformer
 
     document = json.loads((path / "catalog.json").read_text())
-    learn, measured = halves(read_queries(path / "queries.jsonl"), seed)
+    learn, measured = split(read_queries(path / "queries.jsonl"), "random", seed)
     pairs = training_pairs(learning_document(document, learn))
     started = time.perf_counter()
     tuned = fine_tune(default, pairs)
