@@ -37,10 +37,6 @@ _SCORE_CHUNK_ROWS = 4096
 # The copy still wins when other processes flush the cache between requests (48 MB touched before
 # each: route p50 with a fresh one-thread embedding, 10,000 tools 5.3 -> 4.8 ms, 4,076 tools
 # 4.6 -> 4.35). The products are bit for bit the same: the float32 rows hold the int8 values.
-# Scoring all of a request's needs in one matrix product instead of one product each is slower
-# with one BLAS thread (the product copies the tool rows into its own blocks first): 3 needs over
-# 4,076 float32 rows 0.96 against 0.28 ms, over 100,000 int8 rows 29.8 against 19.9 ms; only 5
-# needs over 100,000 rows gained, 30.8 against 34.2 ms.
 FLOAT_SCORING_MAX_BYTES = 16 * 2**20
 # Folding hypothetical queries into a tool's vector moves it towards where requests are, so where
 # only some tools have queries, those tools gain on every request, not only on their own: in the
