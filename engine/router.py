@@ -6,7 +6,8 @@ tools on the 0-1 scale of `scoring.py`), then `_select` (top-k / threshold /
 related / core), then `_assemble` (definitions, guidance, tokens).
 
 A request that needs several tools is split into its needs (`needs.py`): each
-need is ranked on its own and the answer covers them in turn.
+need is ranked on its own and the answer covers them in turn. A tool the request
+names as code spells it (`named.py`) ranks first, whatever the strategy.
 
 Failure policy: the embedder is called at most once per request, lazily, with
 every text the request needs (the request and its needs) in one batch; any
@@ -29,6 +30,7 @@ import numpy as np
 from . import adaptive, scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
+from .named import named_tools
 from .needs import WHOLE_FROM_NEEDS_MIN, cover_order, split_needs
 from .types import (
     FORMATS,
@@ -172,7 +174,8 @@ class _Ranking:
     pool: np.ndarray  # bool mask of ranked tools
     info: StrategyInfo
     threshold_scale: str  # "bm25" | "vector" | "hybrid": which default threshold applies
-    order: np.ndarray | None = None  # explicit ranking (multi-step merge); else by score
+    order: np.ndarray | None = None  # explicit ranking (multi-step merge, named tools); else by score
+    named: frozenset[int] = frozenset()  # tools the request names (named.py), ranked first
 
 
 # --------------------------------------------------------------------------
@@ -194,6 +197,7 @@ def route(index: RoutingIndex, request: RouteRequest, *, embed_texts: EmbedTexts
         ranking = _rank_needs(ctx, needs, select_categories_llm)
     else:
         ranking = _RANKERS[request.strategy](ctx, select_categories_llm)
+    _rank_named_first(ctx, ranking)
     matches = _select(ctx, ranking)
     return _assemble(ctx, ranking, matches, allowed)
 
@@ -323,6 +327,23 @@ def _rank_needs(ctx: _Context, needs: list[str], llm: SelectCategories | None) -
     return _Ranking(scores, whole.pool, info, scale, order=order)
 
 
+def _rank_named_first(ctx: _Context, ranking: _Ranking) -> None:
+    """The tools the request names (named.py) that it may see go first, the best ranked of them
+    first, with the top score: they load in every mode, within the limit."""
+    index = ctx.index
+    named = np.array([i for i in (index.position[name] for name in named_tools(ctx.request.query,
+                                                                                 index.name_map.referred))
+                      if ctx.candidates[i]], dtype=np.int64)
+    if not len(named):
+        return
+    named = named[np.lexsort((named, -ranking.scores[named]))]
+    rest = _best(ranking, ctx.request.limit)
+    ranking.order = np.concatenate([named, rest[~np.isin(rest, named)]])
+    ranking.scores = ranking.scores.copy()  # may be the index's own cached array
+    ranking.scores[named] = 1.0
+    ranking.named = frozenset(named.tolist())
+
+
 # --------------------------------------------------------------------------
 # hierarchical chain: LLM -> embedding -> keywords -> default category
 # --------------------------------------------------------------------------
@@ -435,6 +456,7 @@ def _select(ctx: _Context, ranking: _Ranking) -> list[Match]:
                                                                            request.limit)]]
     else:
         picked = _select_threshold(ctx, ranking)
+    picked = [(i, "named" if i in ranking.named else via) for i, via in picked]
     matches: list[Match] = []
     seen: set[int] = set()
     for i, via in _required(ctx) + picked:

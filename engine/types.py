@@ -115,7 +115,7 @@ class Match:
     category: str | None
     hint: str = ""
     core: bool = False
-    via: str = "rank"  # "rank" | "core" | "related" | "fallback" | "pinned" | "explicit" | "needed"
+    via: str = "rank"  # "rank" | "named" | "core" | "related" | "fallback" | "pinned" | "explicit" | "needed"
     lexical_score: float | None = None
     semantic_score: float | None = None
     matched_query: str | None = None
