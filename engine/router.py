@@ -331,9 +331,9 @@ def _rank_named_first(ctx: _Context, ranking: _Ranking) -> None:
     """The tools the request names (named.py) that it may see go first, the best ranked of them
     first, with the top score: they load in every mode, within the limit."""
     index = ctx.index
-    named = np.array([i for i in (index.position[name] for name in named_tools(ctx.request.query,
-                                                                                 index.name_map.referred))
-                      if ctx.candidates[i]], dtype=np.int64)
+    names = named_tools(ctx.request.query, index.name_map.referred)
+    named = np.array([index.position[name] for name in names], dtype=np.int64)
+    named = named[ctx.candidates[named]]
     if not len(named):
         return
     named = named[np.lexsort((named, -ranking.scores[named]))]
