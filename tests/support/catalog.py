@@ -86,3 +86,10 @@ def api_client(scopes: list[str] | None = None, toolset=None, name: str = "test-
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
     return client
+
+
+def post_route(client: APIClient, **body: Any) -> dict:
+    """The route endpoint's answer to `body`, which must be a 200."""
+    response = client.post("/api/v1/route", body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
