@@ -30,10 +30,12 @@ from toolcatalog.embeddings import LocalProvider
 from toolcatalog.local_model import (
     ADAPTED_MODEL_NAME,
     MODEL_NAME,
+    VARIANTS,
     adaptation_hash,
     ensure_adapted,
     ensure_export,
     models_dir,
+    read_manifest,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +79,7 @@ class Embedder:
         self.cache: dict[str, np.ndarray] = self._load()
         self._unsaved = 0
         self._model: Any = None
+        self._variant_keys: dict[str, str] = {}
         atexit.register(self.save)
 
     def _load(self) -> dict[str, np.ndarray]:
@@ -104,8 +107,17 @@ class Embedder:
             self._model = SentenceTransformer(str(self.provider.model_folder()), device="cpu")
         return self._model
 
+    def _variant_key(self, variant: str) -> str:
+        """The variant as the cache keys it: an ONNX variant by its export's file, whose name holds the
+        hash of the source and of the export recipe, so vectors of an earlier export are never read back."""
+        if variant not in self._variant_keys:
+            files = (read_manifest(self.provider.onnx_folder()) or {}).get("files", {}) if variant in VARIANTS else {}
+            self._variant_keys[variant] = files.get(variant, variant)
+        return self._variant_keys[variant]
+
     def _cached(self, texts: Sequence[str], variant: str) -> np.ndarray:
-        keys = [text_hash(f"{self.model_id}:{variant}\n{t}") for t in texts]
+        prefix = f"{self.model_id}:{self._variant_key(variant)}"
+        keys = [text_hash(f"{prefix}\n{t}") for t in texts]
         todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in self.cache}.items())
         if todo:
             vectors = self.provider.encoder(variant).encode([t for _, t in todo])
