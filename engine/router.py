@@ -72,7 +72,11 @@ class _QueryVectors:
     A request of WHOLE_FROM_NEEDS_MIN needs or more is not embedded whole: its vector is the mean
     of its needs' vectors, since its words are theirs and embedding them twice doubled the model's
     work (seal-dev's requests, 71 % of them multi-tool: route p50 14.7 -> 10.0 ms; recall@1/5/10 of
-    every dev set within one request, bench/quality.py)."""
+    every dev set within one request, bench/quality.py).
+
+    A request is embedded as written: adding the vector of its content words alone (NLTK's stop
+    words out, against chatty padding) took plugins-dev's recall@5 0.893 -> 0.895 and bfcl-dev's
+    recall@1 0.784 -> 0.772, for one more text a request."""
 
     def __init__(self, embed_texts: EmbedTexts | None, query: str, needs: Sequence[str], index: RoutingIndex) -> None:
         self._embed_texts = embed_texts

@@ -23,6 +23,15 @@ margin over the 5th ((s1 - s5) / s1). When the confidence reaches the catalog's
 `RankingParams.fast_path_confidence` (set by its calibration, where its evidence
 shows BM25 alone as good as hybrid there; never by default), BM25's ranking is
 returned without calling the embedder.
+
+Why W is one number per catalog, not set per request: every per-request rule measured lifts
+seal-dev (requests in its tools' words) and costs plugins-dev (chatty requests, stray-word BM25
+hits), whose recall@5 is the lowest of the dev sets. Recall@5 plugins-dev / seal-dev, limit 10,
+from 0.893 / 0.953 (seal-dev r@10 0.976): W + 0.2 * the gate's confidence 0.886 / 0.958 (0.979);
+W + 0.2 * coverage 0.891 / 0.956; W + 0.2 where BM25's top hit is among the vectors' top five
+0.889 / 0.957 (0.979), with W 0.05 where it is not 0.890 / 0.957; W + 0.2 only where both top hits
+are one tool 0.891 / 0.956; BM25 / ideal for BM25 / best, W 0.2 or 0.3, 0.892-0.893 / 0.951-0.954; W
+scaled by the two score spreads (z-score fusion) 0.891 / 0.953, bfcl-dev 0.952 -> 0.942.
 """
 from __future__ import annotations
 
