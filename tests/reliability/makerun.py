@@ -3,6 +3,7 @@ and what is left of the process groups it started."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.worker import ARTIFACTS, wait_for, worker_database_url
+from toolcatalog.local_model import models_dir
 from toolrouter.devservices import free_port
 
 from .webprocess import PROJECT_DIR, call
@@ -29,6 +31,18 @@ def group_members(pgid: int) -> set[int]:
     return members
 
 
+def share_models(data_dir: Path) -> None:
+    """`data_dir/models` is the models folder `make install` filled, as a link: each run's fresh data
+    folder otherwise adapted and exported the local model again before coming up, which on an
+    AVX2-only CPU (adaptation 225 s) took longer than a run is given to start."""
+    models = data_dir / "models"
+    if models.is_symlink():
+        return
+    if models.exists():  # a run of an older checkout left a folder of its own
+        shutil.rmtree(models)
+    models.symlink_to(models_dir(), target_is_directory=True)
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -40,6 +54,7 @@ class MakeRun:
         self.port = free_port()
         data_dir = ARTIFACTS / f"make-run-{name}"
         data_dir.mkdir(parents=True, exist_ok=True)
+        share_models(data_dir)
         self.log_path = ARTIFACTS / f"make-run-{name}.log"
         self.log_path.write_text("")
         env = {**os.environ, "DATABASE_URL": worker_database_url(), "REDIS_URL": redis_url,
