@@ -309,7 +309,7 @@ def _top(scores: np.ndarray, pool: np.ndarray) -> float:
 # requests with several needs: "find X. Then chart it, and finally mail it"
 # --------------------------------------------------------------------------
 def _rank_needs(ctx: _Context, needs: list[str], llm: SelectCategories | None) -> _Ranking:
-    """Rank the whole request and each need on its own; the order covers every need in turn."""
+    """Rank the whole request and each need on its own; `cover_order` orders the tools over the needs."""
     strategy = _RANKERS[ctx.request.strategy]
     whole = strategy(ctx, llm)
     # One vector product per need: all needs in one matrix product is slower with one BLAS thread

@@ -1,5 +1,6 @@
-"""A request that needs several tools is split into its needs, and the answer covers each need
-before any need gets a second tool (engine/needs.py)."""
+"""A request that needs several tools is split into its needs; the answer covers each need of a
+short request before any need gets a second tool, and ranks a task list's tools by the recall each
+is expected to add (engine/needs.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -84,10 +85,52 @@ SECOND_NEED = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.1])
 THIRD_NEED = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.9])
 
 
-def test_a_task_list_covers_its_needs_again_once_each_is_covered() -> None:
+def test_a_task_list_offers_a_needs_runner_up_before_the_whole_requests() -> None:
     order = cover_order(WHOLE, [FIRST_NEED, SECOND_NEED, THIRD_NEED], np.ones(6, dtype=bool), count=6)
     assert set(order[:4]) == {0, 2, 4, 5}
     assert order[4] == 3  # the first need's runner-up before the whole request's
+
+
+def rows_of(size: int, floor: float, **scores: float) -> np.ndarray:
+    """A row of `size` tools scored `floor`, but tool N scored `scores["tN"]`."""
+    row = np.full(size, floor)
+    for name, score in scores.items():
+        row[int(name[1:])] = score
+    return row
+
+
+def test_a_need_sure_of_its_tool_gives_its_runner_up_place_to_a_torn_need() -> None:
+    # The first need is sure of tool 0 (its runner-up, tool 1, scores high but far below); the
+    # second is torn between tools 2 and 3; the third is sure of tool 4.
+    whole = rows_of(10, 0.3)
+    sure = rows_of(10, 0.1, t0=0.95, t1=0.8)
+    torn = rows_of(10, 0.1, t2=0.6, t3=0.59)
+    other = rows_of(10, 0.1, t4=0.9)
+    order = cover_order(whole, [sure, torn, other], np.ones(10, dtype=bool), count=4)
+    assert set(order) == {0, 2, 3, 4}
+
+
+def test_a_part_that_suits_many_tools_alike_takes_no_place_from_the_needs() -> None:
+    # "I need your help with several tasks" suits tools 5-9 alike; the real needs are sure of tool 0
+    # and torn between tools 2 and 3.
+    whole = rows_of(10, 0.3)
+    preamble = rows_of(10, 0.1, t5=0.5, t6=0.5, t7=0.5, t8=0.5, t9=0.5)
+    sure = rows_of(10, 0.1, t0=0.9)
+    torn = rows_of(10, 0.1, t2=0.6, t3=0.59)
+    order = cover_order(whole, [preamble, sure, torn], np.ones(10, dtype=bool), count=3)
+    assert set(order) == {0, 2, 3}
+
+
+def test_a_task_list_never_offers_a_tool_outside_the_pool_or_scored_zero() -> None:
+    whole = np.array([0.9, 0.8, 0.7, 0.0])
+    needs = [np.array([0.95, 0.1, 0.6, 0.0]), np.array([0.9, 0.7, 0.1, 0.0]), np.array([0.8, 0.1, 0.1, 0.0])]
+    pool = np.array([False, True, True, True])
+    assert list(cover_order(whole, needs, pool, count=4)) == [1, 2]
+
+
+def test_a_task_lists_ties_go_to_the_lower_index() -> None:
+    flat = np.full(6, 0.5)
+    assert list(cover_order(flat, [flat, flat, flat], np.ones(6, dtype=bool), count=4)) == [0, 1, 2, 3]
 
 
 def test_two_parts_are_followed_by_the_whole_request_once_covered() -> None:
