@@ -36,6 +36,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from .lexical import STOPWORDS
+from .scoring import best_first
 
 # Sentence ends followed by what starts a sentence; sequence words that start a new need
 # ("next" only as "Next,": "next week" is a date, not a step).
@@ -153,12 +154,7 @@ def expected_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.nd
         scaled = row[candidates].astype(np.float64) / NEED_TEMPERATURE
         chance = np.exp(scaled - scaled.max())
         worth += weight * chance / chance.sum()
-    if len(candidates) > count:
-        kth = np.partition(worth, len(worth) - count)[len(worth) - count]
-        keep = np.flatnonzero(worth >= kth)  # every tie at the boundary, ordered below
-        candidates, worth = candidates[keep], worth[keep]
-    order: np.ndarray = candidates[np.lexsort((candidates, -worth))][:count]
-    return order
+    return best_first(candidates, worth, count)
 
 
 def first_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, count: int) -> np.ndarray:

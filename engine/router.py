@@ -437,11 +437,7 @@ def _step_default(ctx: _Context, eligible: list[CategoryEntry], _llm: Any) -> tu
 def _ordered(scores: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     """Indices of the `count` best pooled tools with score > 0: score desc, then name (= index)."""
     idx = np.flatnonzero(pool & (scores > 0))
-    if len(idx) > count:
-        kth = np.partition(scores[idx], len(idx) - count)[len(idx) - count]
-        idx = idx[scores[idx] >= kth]  # keeps every tie at the boundary
-    order = np.lexsort((idx, -scores[idx]))
-    return idx[order][:count]
+    return scoring.best_first(idx, scores[idx], count)
 
 
 def _best(ranking: _Ranking, count: int) -> np.ndarray:

@@ -108,3 +108,14 @@ def fuse(semantic: np.ndarray, lexical_raw: np.ndarray, weight: float) -> np.nda
     rel = lexical_raw / best if best > 0 else np.zeros_like(lexical_raw)
     fused: np.ndarray = (np.clip(semantic, 0.0, 1.0) + weight * rel) / (1.0 + weight)
     return fused
+
+
+def best_first(indices: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+    """The `count` of `indices` with the highest `values` (one per index), best first; equal values
+    by index (a tool's index is its name's place, so alphabetical). Only the best are sorted."""
+    if len(indices) > count:
+        kth = np.partition(values, len(values) - count)[len(values) - count]
+        keep = values >= kth  # every tie at the boundary, ordered below
+        indices, values = indices[keep], values[keep]
+    order: np.ndarray = indices[np.lexsort((indices, -values))][:count]
+    return order
