@@ -21,16 +21,24 @@ two needs as well, seal-dev gained 0.002 more but bfcl-dev lost 0.003 at r@10 an
 (`expected_cover_order`), the chances of each row summed: seal-dev 0.953 / 0.976 -> 0.962 /
 0.978, its curated split 0.951 / 0.973 -> 0.956 / 0.975; every other set unchanged.
 
-"and" does not split a clause. Measured with `auto` on the dev sets and their curated splits:
-splitting at every "and" with four content words on each side gained seal-dev 0.003 and cost
-plugins-dev 0.011 at recall@1 (its chatty requests for one tool say "and" too); only before a
-request verb ("... and book a hotel"), 57 of seal-dev's requests ranked otherwise, 3 found more
-and 1 fewer at recall@5, its curated split 3 more and 2 fewer, and every other set moved by one
-request at most: nothing to go on.
+"and" cuts a need only in a request of several parts. There a part is cut at an "and" with at
+least MIN_HALF_WORDS content words on each side ("the official language of Mexico and the number
+of bilingual individuals in the country"), while the request stays within MAX_NEEDS, and the
+halves share the part's weight (`and_halves`): seal-dev recall@5 / @10 0.962 / 0.978 -> 0.967 /
+0.981, its 500 multi-tool requests 0.957 / 0.976 -> 0.963 / 0.979, its curated split 0.956 / 0.975
+-> 0.961 / 0.978; bfcl-dev and plugins-dev identical at recall@5 and @10 and within one request at
+recall@1. Measured and not taken: a request of one part cut at "and" too, plugins-dev's recall@1
+0.753 -> 0.745 and @5 0.893 -> 0.892 (its chatty requests for one tool say "and" too; so did
+splitting at every "and" before needs were weighted); each half weighing one need, bfcl-dev's
+recall@1 lost a request ("... I believe the latitude is around 13.08 and the longitude 80.27" then
+outweighed the weather it asks for) and seal-dev gained less (0.965 / 0.980); three content
+words a side, plugins-dev's curated split lost 0.002 at recall@5 ("the name and job title of" is
+no two needs); five, seal-dev 0.966 / 0.979.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -47,6 +55,7 @@ _SEQUENCE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_CONJUNCTION = re.compile(r"\s+(?:and|or)$", re.IGNORECASE)
+_AND = re.compile(r",?\s+and\s+", re.IGNORECASE)
 # A part needs this many content words to be a need of its own: "and then?", "I am" and "Can
 # you help me with that?" are not one. BM25's short stop list keeps pronouns and auxiliaries
 # (they can tell tools apart); counting needs, NLTK's English list drops them too.
@@ -61,6 +70,9 @@ MIN_NEED_WORDS = 2
 _NOT_CONTENT = frozenset(STOPWORDS_EN_PLUS) | STOPWORDS
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; "I'm" is two words
 MAX_NEEDS = 6
+# In a task list, a need is cut at "and" only where each side holds this many content words:
+# "labor and employment policies", "the name and job title" stay one need.
+MIN_HALF_WORDS = 4
 # In `cover_order`, the whole request weighs as much as this many needs: it keeps the tool
 # the request as a whole points at first, and decides among the needs' runners-up. The needs
 # weigh one each: weighting each by its best score over the best need's, against preambles ("I
@@ -89,17 +101,50 @@ NEED_TEMPERATURE = 0.03
 WHOLE_FROM_NEEDS_MIN = 3
 
 
-def split_needs(query: str) -> list[str]:
+@dataclass(frozen=True)
+class Need:
+    """One need of a request: its text, and its weight among the request's needs (1, or a share of
+    one for the halves of a need cut at "and")."""
+
+    text: str
+    weight: float = 1.0
+
+
+def split_needs(query: str) -> list[Need]:
     """The needs of a request: its sentences and sequence-word clauses with at least
-    MIN_NEED_WORDS content words, at most MAX_NEEDS of them (`joined_down_to`); `[query]`
-    when there is only one."""
+    MIN_NEED_WORDS content words, at most MAX_NEEDS of them (`joined_down_to`), each cut at "and"
+    while there is room (`and_halves`); `[Need(query)]` when there is only one."""
     parts: list[str] = []
     for sentence in _SENTENCE_END.split((query or "").strip()):
         for clause in _SEQUENCE_WORDS.split(sentence):
             clause = _TRAILING_CONJUNCTION.sub("", clause.strip(" ,;."))
             if content_words(clause) >= MIN_NEED_WORDS:
                 parts.append(clause)
-    return joined_down_to(parts, MAX_NEEDS) if len(parts) > 1 else [query]
+    if len(parts) < 2:
+        return [Need(query)]
+    parts = joined_down_to(parts, MAX_NEEDS)
+    needs: list[Need] = []
+    room = MAX_NEEDS - len(parts)
+    for part in parts:
+        halves = and_halves(part)
+        if len(halves) - 1 > room:
+            halves = [part]
+        room -= len(halves) - 1
+        needs += [Need(half, 1.0 / len(halves)) for half in halves]
+    return needs
+
+
+def and_halves(part: str) -> list[str]:
+    """`part` cut at each "and" with at least MIN_HALF_WORDS content words on either side, up to
+    the next cut: "get the biodiversity level in a rainforest and the environmental health index in
+    London" is two halves, "gather information about labor and employment policies" one."""
+    halves: list[str] = []
+    for piece in _AND.split(part):
+        if halves and (content_words(halves[-1]) < MIN_HALF_WORDS or content_words(piece) < MIN_HALF_WORDS):
+            halves[-1] = f"{halves[-1]} and {piece}"
+        else:
+            halves.append(piece)
+    return halves
 
 
 def content_words(text: str) -> int:
@@ -127,19 +172,23 @@ def joined_down_to(parts: list[str], count: int) -> list[str]:
     return joined
 
 
-def cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, count: int) -> np.ndarray:
+def cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, count: int,
+                weights: list[float] | None = None) -> np.ndarray:
     """Tool indices, best first: for a task list (TASK_LIST_MIN_NEEDS needs or more) by expected
-    coverage, otherwise every need covered before any gets a second tool (`first_cover_order`)."""
+    coverage, the needs weighing `weights` (one each by default), otherwise every need covered
+    before any gets a second tool (`first_cover_order`)."""
     if len(needs) >= TASK_LIST_MIN_NEEDS:
-        return expected_cover_order(whole, needs, pool, count)
+        return expected_cover_order(whole, needs, pool, count, weights)
     return first_cover_order(whole, needs, pool, count)
 
 
-def expected_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, count: int) -> np.ndarray:
+def expected_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.ndarray, count: int,
+                         weights: list[float] | None = None) -> np.ndarray:
     """Tool indices, best first, by how much of the request they are expected to cover.
 
-    Each row (the whole request, weighing WHOLE_REQUEST_WEIGHT, and each need) is turned into the
-    chance that each tool is the one it needs: a softmax of its scores at NEED_TEMPERATURE. A tool's
+    Each row (the whole request, weighing WHOLE_REQUEST_WEIGHT, and each need, weighing its weight,
+    one by default) is turned into the chance that each tool is the one it needs: a softmax of its
+    scores at NEED_TEMPERATURE. A tool's
     worth is its chances summed over the rows, the recall it is expected to add. So a need sure of
     its tool gives its runner-up's place to a need torn between two ("check the availability of
     rooms": getAvailableRooms or getAvailability), and a part that suits many tools alike ("I need
@@ -150,7 +199,8 @@ def expected_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.nd
     if not len(candidates):
         return candidates
     worth = np.zeros(len(candidates))
-    for weight, row in [(WHOLE_REQUEST_WEIGHT, whole), *[(1.0, need) for need in needs]]:
+    need_weights = [1.0] * len(needs) if weights is None else weights
+    for weight, row in [(WHOLE_REQUEST_WEIGHT, whole), *zip(need_weights, needs, strict=True)]:
         scaled = row[candidates].astype(np.float64) / NEED_TEMPERATURE
         chance = np.exp(scaled - scaled.max())
         worth += weight * chance / chance.sum()

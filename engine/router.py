@@ -31,7 +31,7 @@ from . import adaptive, scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
 from .named import named_tools
-from .needs import WHOLE_FROM_NEEDS_MIN, cover_order, split_needs
+from .needs import WHOLE_FROM_NEEDS_MIN, Need, cover_order, split_needs
 from .types import (
     FORMATS,
     MODES,
@@ -191,8 +191,9 @@ def route(index: RoutingIndex, request: RouteRequest, *, embed_texts: EmbedTexts
     _validate(request)
     allowed = index.mask(request.allowed_tools, request.categories)
     candidates = allowed & ~index.core if request.include_core else allowed
-    needs = split_needs(request.query) if request.strategy != "hierarchical" else [request.query]
-    query_vectors = _QueryVectors(embed_texts, request.query, needs if len(needs) > 1 else [], index)
+    needs = split_needs(request.query) if request.strategy != "hierarchical" else [Need(request.query)]
+    query_vectors = _QueryVectors(embed_texts, request.query, [n.text for n in needs] if len(needs) > 1 else [],
+                                  index)
     ctx = _Context(index, request, query_vectors, candidates)
     if not request.query.strip():  # only required tools asked for (select:NAME): nothing to rank
         ranking = _Ranking(np.zeros(len(index), dtype=np.float32), np.zeros(len(index), dtype=bool),
@@ -308,7 +309,7 @@ def _top(scores: np.ndarray, pool: np.ndarray) -> float:
 # --------------------------------------------------------------------------
 # requests with several needs: "find X. Then chart it, and finally mail it"
 # --------------------------------------------------------------------------
-def _rank_needs(ctx: _Context, needs: list[str], llm: SelectCategories | None) -> _Ranking:
+def _rank_needs(ctx: _Context, needs: list[Need], llm: SelectCategories | None) -> _Ranking:
     """Rank the whole request and each need on its own; `cover_order` orders the tools over the needs."""
     strategy = _RANKERS[ctx.request.strategy]
     whole = strategy(ctx, llm)
@@ -316,15 +317,18 @@ def _rank_needs(ctx: _Context, needs: list[str], llm: SelectCategories | None) -
     # (the product copies the tool rows into its own blocks first): 3 needs over 4,076 float32 rows
     # 0.96 against 0.28 ms, over 100,000 int8 rows 29.8 against 19.9 ms; only 5 needs over 100,000
     # rows gained, 30.8 against 34.2 ms.
-    rankings = [strategy(_Context(ctx.index, replace(ctx.request, query=need), ctx.query_vectors, ctx.candidates), llm)
+    rankings = [strategy(_Context(ctx.index, replace(ctx.request, query=need.text), ctx.query_vectors, ctx.candidates),
+                         llm)
                 for need in needs]
-    order = cover_order(whole.scores, [r.scores for r in rankings], whole.pool, ctx.request.limit)
+    weights = [need.weight for need in needs]
+    order = cover_order(whole.scores, [r.scores for r in rankings], whole.pool, ctx.request.limit, weights)
     every = [whole, *rankings]
     used = "hybrid" if any(r.info.used == "hybrid" for r in every) else whole.info.used
     info = StrategyInfo(ctx.request.strategy, used, min(r.info.confidence for r in every),
                         any(r.info.fallback for r in every),
                         "; ".join(dict.fromkeys(r.info.reason for r in every if r.info.reason)),
-                        [{"step": "split", "status": "ok", "parts": needs}],
+                        [{"step": "split", "status": "ok", "parts": [need.text for need in needs],
+                          "weights": weights}],
                         fallback_kind=next((r.info.fallback_kind for r in every if r.info.fallback_kind), ""))
     scores = np.max(np.stack([r.scores for r in every]), axis=0)
     scale = "hybrid" if used == "hybrid" else whole.threshold_scale

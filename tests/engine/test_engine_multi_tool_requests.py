@@ -1,45 +1,50 @@
 """A request that needs several tools is split into its needs; the answer covers each need of a
 short request before any need gets a second tool, and ranks a task list's tools by the recall each
-is expected to add (engine/needs.py)."""
+is expected to add; in a task list, a need is cut at "and" into halves that share its weight
+(engine/needs.py)."""
 from __future__ import annotations
 
 import numpy as np
 
 from engine import RouteRequest, RoutingIndex, route
-from engine.needs import MAX_NEEDS, content_words, cover_order, joined_down_to, split_needs
+from engine.needs import MAX_NEEDS, Need, and_halves, content_words, cover_order, joined_down_to, split_needs
 
 THREE_NEEDS = "Play some jazz from my playlist. Then send an email to Anna, and finally draw a chart of our sales."
 
 
+def texts(query: str) -> list[str]:
+    return [need.text for need in split_needs(query)]
+
+
 def test_sentences_and_sequence_words_start_needs() -> None:
-    assert split_needs(THREE_NEEDS) == ["Play some jazz from my playlist", "send an email to Anna",
+    assert texts(THREE_NEEDS) == ["Play some jazz from my playlist", "send an email to Anna",
                                         "draw a chart of our sales"]
 
 
 def test_a_request_with_one_need_stays_whole() -> None:
-    assert split_needs("What is the weather in Paris tomorrow?") == ["What is the weather in Paris tomorrow?"]
+    assert texts("What is the weather in Paris tomorrow?") == ["What is the weather in Paris tomorrow?"]
 
 
 def test_a_part_without_content_words_is_not_a_need() -> None:
-    assert split_needs("Send the weekly report to Anna, and then?") == ["Send the weekly report to Anna, and then?"]
+    assert texts("Send the weekly report to Anna, and then?") == ["Send the weekly report to Anna, and then?"]
 
 
 def test_pronouns_and_courtesies_are_not_needs() -> None:
     for request in ("I want to learn how to code in Python. Can you help me with that?",
                     "I am also interested in the renewable energy policies in China."):
-        assert split_needs(request) == [request]
+        assert texts(request) == [request]
 
 
 def test_words_of_any_script_are_content_words() -> None:
-    assert split_needs("Translate «Доброе утро». Then email it to Anna.") == [
+    assert texts("Translate «Доброе утро». Then email it to Anna.") == [
         "Translate «Доброе утро»", "email it to Anna"]
     assert content_words("Καλημέρα κόσμε") == 2 and content_words("I'm") == 0
 
 
 def test_next_starts_a_need_only_as_a_step() -> None:
     dated = "Book a table for next Tuesday and get 50% off your next purchase."
-    assert split_needs(dated) == [dated]
-    assert split_needs("Find the weather in Paris for next week. Next, email the forecast to Anna.") == [
+    assert texts(dated) == [dated]
+    assert texts("Find the weather in Paris for next week. Next, email the forecast to Anna.") == [
         "Find the weather in Paris for next week", "email the forecast to Anna"]
 
 
@@ -50,7 +55,7 @@ SEVEN_NEEDS = ("Play some jazz from my playlist. Then search the albums of that 
 
 def test_needs_are_capped_and_no_part_is_lost() -> None:
     request = " ".join(f"Open ticket number {i} now." for i in range(MAX_NEEDS + 3))
-    needs = split_needs(request)
+    needs = texts(request)
     assert len(needs) == MAX_NEEDS
     assert all(f"ticket number {i} " in " ".join(needs) + " " for i in range(MAX_NEEDS + 3))
 
@@ -61,8 +66,48 @@ def test_the_shortest_neighbours_are_joined_first() -> None:
     assert joined_down_to(parts, 3) == [parts[0], "thanks a lot. pay the hotel bill now", parts[3]]
 
 
+WEATHER_AND_CHART = ("Play some jazz from my playlist. Then check the weather forecast for Paris tomorrow and draw "
+                     "a chart of the monthly rainfall totals.")
+
+
+def test_a_task_lists_need_is_cut_at_and_into_halves_that_share_its_weight() -> None:
+    assert split_needs(WEATHER_AND_CHART) == [
+        Need("Play some jazz from my playlist"), Need("check the weather forecast for Paris tomorrow", 0.5),
+        Need("draw a chart of the monthly rainfall totals", 0.5)]
+
+
+def test_and_between_a_few_words_does_not_cut() -> None:
+    assert and_halves("gather the labor and employment policies of France") == [
+        "gather the labor and employment policies of France"]
+    assert and_halves("get the name and job title of employee 42 in the sales department") == [
+        "get the name and job title of employee 42 in the sales department"]
+
+
+def test_a_request_of_one_part_keeps_its_and() -> None:
+    """Chatty requests for one tool say "and" too: "I'm looking for pet-friendly hotels ... and ..." """
+    request = "Find pet-friendly hotels in Nagoya with pet supplies and book a quiet room for two nights there"
+    assert split_needs(request) == [Need(request)]
+
+
+def test_halves_are_cut_only_while_there_is_room_for_them() -> None:
+    parts = [f"Open ticket number {i} now" for i in range(MAX_NEEDS - 1)]
+    request = ". ".join([*parts, "Check the weather forecast for Paris and draw a chart of the rainfall totals"])
+    needs = split_needs(request)
+    assert len(needs) == MAX_NEEDS
+    assert all(need.weight == 1.0 for need in needs)
+
+
+def test_the_route_offers_a_tool_for_each_half_of_a_need(index: RoutingIndex, embed) -> None:
+    result = route(index, RouteRequest(query=WEATHER_AND_CHART, strategy="hybrid", limit=3, include_core=False,
+                                       explain=True),
+                   embed_texts=embed)
+    assert set(result.names) == {"play_music", "get_weather", "make_chart"}
+    split = next(s for s in result.strategy.steps if s["step"] == "split")
+    assert split["weights"] == [1.0, 0.5, 0.5]
+
+
 def test_a_long_request_is_offered_its_last_need(index: RoutingIndex, embed) -> None:
-    assert len(split_needs(SEVEN_NEEDS)) == MAX_NEEDS
+    assert len(texts(SEVEN_NEEDS)) == MAX_NEEDS
     result = route(index, RouteRequest(query=SEVEN_NEEDS, strategy="hybrid", limit=MAX_NEEDS + 1), embed_texts=embed)
     assert "make_chart" in result.names
 
@@ -152,17 +197,18 @@ def test_the_route_offers_one_tool_per_need(index: RoutingIndex, embed) -> None:
                    embed_texts=embed)
     assert {"play_music", "send_email", "make_chart"} <= set(result.names[:4])
     split = next(s for s in result.strategy.steps if s["step"] == "split")
-    assert split["parts"] == split_needs(THREE_NEEDS)
+    assert split["parts"] == texts(THREE_NEEDS)
+    assert split["weights"] == [1.0, 1.0, 1.0]
 
 
 def test_a_request_of_two_needs_and_its_needs_are_embedded_in_one_call(index: RoutingIndex, embed) -> None:
     two_needs = "Play some jazz from my playlist. Then send an email to Anna."
     route(index, RouteRequest(query=two_needs, strategy="hybrid"), embed_texts=embed)
-    assert embed.calls == [[two_needs, *split_needs(two_needs)]]
+    assert embed.calls == [[two_needs, *texts(two_needs)]]
 
 
 def test_a_request_of_three_needs_is_not_embedded_again_beside_them(index: RoutingIndex, embed) -> None:
     """Its own vector is the mean of its needs': the same words, at half the model's work."""
     result = route(index, RouteRequest(query=THREE_NEEDS, strategy="hybrid"), embed_texts=embed)
-    assert embed.calls == [split_needs(THREE_NEEDS)]
+    assert embed.calls == [texts(THREE_NEEDS)]
     assert {"play_music", "send_email"} <= set(result.names)
