@@ -70,8 +70,8 @@ MIN_NEED_WORDS = 2
 _NOT_CONTENT = frozenset(STOPWORDS_EN_PLUS) | STOPWORDS
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; "I'm" is two words
 MAX_NEEDS = 6
-# In a task list, a need is cut at "and" only where each side holds this many content words:
-# "labor and employment policies", "the name and job title" stay one need.
+# In a request of several parts, a part is cut at "and" only where each side holds this many
+# content words: "labor and employment policies", "the name and job title" stay one need.
 MIN_HALF_WORDS = 4
 # In `cover_order`, the whole request weighs as much as this many needs: it keeps the tool
 # the request as a whole points at first, and decides among the needs' runners-up. The needs
@@ -188,11 +188,11 @@ def expected_cover_order(whole: np.ndarray, needs: list[np.ndarray], pool: np.nd
 
     Each row (the whole request, weighing WHOLE_REQUEST_WEIGHT, and each need, weighing its weight,
     one by default) is turned into the chance that each tool is the one it needs: a softmax of its
-    scores at NEED_TEMPERATURE. A tool's
-    worth is its chances summed over the rows, the recall it is expected to add. So a need sure of
-    its tool gives its runner-up's place to a need torn between two ("check the availability of
-    rooms": getAvailableRooms or getAvailability), and a part that suits many tools alike ("I need
-    your help with several tasks") spreads its chance thin and takes no place from the others.
+    scores at NEED_TEMPERATURE. A tool's worth is its chances summed over the rows, the recall it
+    is expected to add. So a need sure of its tool gives its runner-up's place to a need torn
+    between two ("check the availability of rooms": getAvailableRooms or getAvailability), and a
+    part that suits many tools alike ("I need your help with several tasks") spreads its chance
+    thin and takes no place from the others.
     Ties go to the lower index (alphabetical). Only tools some row scores above zero qualify.
     """
     candidates = np.flatnonzero(pool & (np.maximum(whole, np.max(needs, axis=0)) > 0))
