@@ -11,7 +11,9 @@ does) is also routed after one perturbation at a time:
 - short:   every description cut to its first 6 words (terse MCP servers);
 - boiler:  the same sentence in front of every description (generated API docs);
 - typo:    two neighbouring letters swapped in a quarter of the requests' longer words;
-- keyword: requests cut to their content words, lower case (search-box traffic).
+- keyword: requests cut to their content words, lower case (search-box traffic);
+- paired:  two requests for different tools joined into one sentence with ", and" (a request that
+           needs both, in one breath: "Find me a recipe for lasagne, and translate it to French").
 
 Each is calibrated and routed exactly as the REST endpoint and `evaluate` do (bench/quality.py's
 `dataset`, the service's default model), and the baselines are measured in the same run (the
@@ -47,6 +49,7 @@ STOP_WORDS = frozenset(
     "would will do does want need like some any from about what how which there here have has get show tell "
     "give find".split())
 SEED = 36
+MAX_PAIRS = 300
 
 Perturbation = Callable[[dict, list[dict]], tuple[dict, list[dict]]]
 
@@ -109,8 +112,24 @@ def keyword(document: dict, queries: list[dict]) -> tuple[dict, list[dict]]:
     return document, [{**q, "query": keywords(q["query"])} for q in queries]
 
 
+def joined(first: str, second: str) -> str:
+    """One sentence of two requests: "Find a recipe, and translate it to French"."""
+    second = second.strip()
+    return f"{first.strip().rstrip('.?! ')}, and {second[:1].lower()}{second[1:]}"
+
+
+def paired(document: dict, queries: list[dict]) -> tuple[dict, list[dict]]:
+    """The one-tool requests, shuffled, joined two by two where they need different tools (at most
+    MAX_PAIRS pairs): each pair is one request that needs both tools."""
+    singles = [q for q in queries if len(q["expected"]) == 1]
+    random.Random(SEED).shuffle(singles)
+    pairs = [{"query": joined(a["query"], b["query"]), "expected": [*a["expected"], *b["expected"]]}
+             for a, b in zip(singles[0::2], singles[1::2], strict=False) if a["expected"] != b["expected"]]
+    return document, pairs[:MAX_PAIRS]
+
+
 PERTURBATIONS: dict[str, Perturbation] = {"opaque": opaque, "short": short, "boiler": boiler, "typo": typo,
-                                          "keyword": keyword}
+                                          "keyword": keyword, "paired": paired}
 COLUMNS = ["data set", "perturbation", "engine r@1", "engine r@5", "engine r@10", "BM25 r@5", "cosine r@5",
            "margin r@5 over the better baseline"]
 
@@ -147,7 +166,8 @@ def main() -> None:
     table.notes += [f"{len(table.rows)} runs; the engine is below the better baseline in {below}",
                     "opaque: names fn_<hash>; short: descriptions cut to 6 words; boiler: one sentence before every "
                     "description; typo: letters swapped in a quarter of the requests' longer words; keyword: requests "
-                    "cut to content words",
+                    "cut to content words; paired: two one-tool requests joined with ', and', each pair needing both "
+                    f"tools (at most {MAX_PAIRS} pairs)",
                     f"robustness run took {time.perf_counter() - started:.0f} s"]
     print_tables([table])
     save_results("robustness-tiny" if args.tiny else "robustness", [table])

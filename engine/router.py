@@ -31,7 +31,7 @@ from . import adaptive, scoring
 from .index import RoutingIndex
 from .lexical import LexicalScores, tokenize
 from .named import named_tools
-from .needs import WHOLE_FROM_NEEDS_MIN, Need, cover_order, split_needs
+from .needs import Need, cover_order, split_needs, whole_from_needs
 from .types import (
     FORMATS,
     MODES,
@@ -69,7 +69,7 @@ class _QueryVectors:
     """The vectors of a request's texts (the request and its needs), embedded in one call
     the first time any of them is needed; the error, if the call failed.
 
-    A request of WHOLE_FROM_NEEDS_MIN needs or more is not embedded whole: its vector is the mean
+    A request of several parts (`needs.whole_from_needs`) is not embedded whole: its vector is the mean
     of its needs' vectors, since its words are theirs and embedding them twice doubled the model's
     work (seal-dev's requests, 71 % of them multi-tool: route p50 14.7 -> 10.0 ms; recall@1/5/10 of
     every dev set within one request, bench/quality.py).
@@ -78,10 +78,11 @@ class _QueryVectors:
     words out, against chatty padding) took plugins-dev's recall@5 0.893 -> 0.895 and bfcl-dev's
     recall@1 0.784 -> 0.772, for one more text a request."""
 
-    def __init__(self, embed_texts: EmbedTexts | None, query: str, needs: Sequence[str], index: RoutingIndex) -> None:
+    def __init__(self, embed_texts: EmbedTexts | None, query: str, needs: Sequence[Need], index: RoutingIndex) -> None:
         self._embed_texts = embed_texts
-        self._whole_from_needs = query if len(needs) >= WHOLE_FROM_NEEDS_MIN else None
-        texts = needs if self._whole_from_needs is not None else [query, *needs]
+        self._whole_from_needs = query if whole_from_needs(needs) else None
+        need_texts = [need.text for need in needs]
+        texts = need_texts if self._whole_from_needs is not None else [query, *need_texts]
         self._texts = list(dict.fromkeys(texts))
         self._index = index
         self._vectors: dict[str, np.ndarray] | None = None
@@ -192,8 +193,7 @@ def route(index: RoutingIndex, request: RouteRequest, *, embed_texts: EmbedTexts
     allowed = index.mask(request.allowed_tools, request.categories)
     candidates = allowed & ~index.core if request.include_core else allowed
     needs = split_needs(request.query) if request.strategy != "hierarchical" else [Need(request.query)]
-    query_vectors = _QueryVectors(embed_texts, request.query, [n.text for n in needs] if len(needs) > 1 else [],
-                                  index)
+    query_vectors = _QueryVectors(embed_texts, request.query, needs if len(needs) > 1 else [], index)
     ctx = _Context(index, request, query_vectors, candidates)
     if not request.query.strip():  # only required tools asked for (select:NAME): nothing to rank
         ranking = _Ranking(np.zeros(len(index), dtype=np.float32), np.zeros(len(index), dtype=bool),

@@ -147,7 +147,7 @@ def test_robustness_tables(bench_runs):
     assert_well_formed(result, 1)
     table = result["tables"][0]
     perturbations = [row[table["columns"].index("perturbation")] for row in table["rows"]]
-    assert perturbations == ["none", "opaque", "short", "boiler", "typo", "keyword"]  # the tiny data: one set
+    assert perturbations == ["none", "opaque", "short", "boiler", "typo", "keyword", "paired"]  # the tiny data: one set
     for row in table["rows"]:
         cells = dict(zip(table["columns"], row))
         better = max(cells["BM25 r@5"], cells["cosine r@5"])

@@ -65,3 +65,20 @@ def test_keyword_requests_keep_content_words_only():
     document, queries = run("keyword")
     assert queries[0]["query"] == "whether tomorrow brings thunderstorms around lisbon"
     assert document == DOCUMENT
+
+
+def test_paired_joins_requests_for_different_tools_into_one_sentence():
+    queries = [{"query": "Will it rain in Lisbon tomorrow?", "expected": ["weather.get_forecast"]},
+               {"query": "Any storm warnings for the Algarve?", "expected": ["weather.get_alerts"]},
+               {"query": "Forecast and warnings for Porto", "expected": ["weather.get_forecast", "weather.get_alerts"]}]
+    document, pairs = PERTURBATIONS["paired"](DOCUMENT, queries)
+    assert document == DOCUMENT
+    assert len(pairs) == 1  # the two one-tool requests; the two-tool one is left out
+    assert pairs[0]["query"].count(", and ") == 1 and "?," not in pairs[0]["query"]
+    assert sorted(pairs[0]["expected"]) == ["weather.get_alerts", "weather.get_forecast"]
+    assert pairs == PERTURBATIONS["paired"](DOCUMENT, queries)[1]  # the same pairs every run
+
+
+def test_paired_never_pairs_two_requests_for_the_same_tool():
+    queries = [{"query": f"Will it rain in city {i}?", "expected": ["weather.get_forecast"]} for i in range(6)]
+    assert PERTURBATIONS["paired"](DOCUMENT, queries)[1] == []

@@ -1,13 +1,15 @@
 """A request that needs several tools is split into its needs; the answer covers each need of a
 short request before any need gets a second tool, and ranks a task list's tools by the recall each
-is expected to add; in a task list, a need is cut at "and" into halves that share its weight
-(engine/needs.py)."""
+is expected to add; in a request of several parts, a need is cut at "and" into halves that share
+its weight, and a request of one part into halves that weigh half a need together, ranked by the
+recall each tool is expected to add (engine/needs.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from engine import RouteRequest, RoutingIndex, route
+from engine import RouteRequest, RoutingIndex, ToolEntry, route
 from engine.needs import MAX_NEEDS, Need, and_halves, content_words, cover_order, joined_down_to, split_needs
+from tests.engine.conftest import PARAMS, TOOLS
 
 THREE_NEEDS = "Play some jazz from my playlist. Then send an email to Anna, and finally draw a chart of our sales."
 
@@ -42,7 +44,7 @@ def test_words_of_any_script_are_content_words() -> None:
 
 
 def test_next_starts_a_need_only_as_a_step() -> None:
-    dated = "Book a table for next Tuesday and get 50% off your next purchase."
+    dated = "Book a table for next Tuesday with 50% off your next purchase."
     assert texts(dated) == [dated]
     assert texts("Find the weather in Paris for next week. Next, email the forecast to Anna.") == [
         "Find the weather in Paris for next week", "email the forecast to Anna"]
@@ -83,10 +85,35 @@ def test_and_between_a_few_words_does_not_cut() -> None:
         "get the name and job title of employee 42 in the sales department"]
 
 
-def test_a_request_of_one_part_keeps_its_and() -> None:
-    """Chatty requests for one tool say "and" too: "I'm looking for pet-friendly hotels ... and ..." """
-    request = "Find pet-friendly hotels in Nagoya with pet supplies and book a quiet room for two nights there"
-    assert split_needs(request) == [Need(request)]
+def test_a_request_of_one_part_is_cut_at_and_into_halves_that_weigh_half_a_need() -> None:
+    """Chatty requests for one tool say "and" too, so the whole request outweighs its halves."""
+    request = "Find pet-friendly hotels in Nagoya with pet supplies and book a quiet room for two nights there."
+    assert split_needs(request) == [Need("Find pet-friendly hotels in Nagoya with pet supplies", 0.25),
+                                    Need("book a quiet room for two nights there", 0.25)]
+
+
+EMAIL_AND_CHART = "Send an email message to the recipient Anna about lunch and draw a chart of our sales totals"
+ARCHIVE_EMAIL = ToolEntry("archive_email", "Archive an email message from the inbox", "email", PARAMS)
+
+
+def test_the_route_offers_a_tool_for_each_half_of_a_request_of_one_part(make_index, embed) -> None:
+    """Ranked whole, the email words outvote the chart, and the three email tools take every place;
+    each half ranked too, the chart takes the third."""
+    index = make_index(TOOLS + (ARCHIVE_EMAIL,))
+    result = route(index, RouteRequest(query=EMAIL_AND_CHART, strategy="hybrid", limit=3, include_core=False,
+                                       explain=True),
+                   embed_texts=embed)
+    assert result.names[0] == "send_email" and "make_chart" in result.names
+    split = next(s for s in result.strategy.steps if s["step"] == "split")
+    assert split["weights"] == [0.25, 0.25]
+
+
+def test_a_request_of_one_part_is_embedded_as_written_beside_its_halves(index: RoutingIndex, embed) -> None:
+    request = ("Play a jazz song from my favourite playlist and send an email message to Anna about lunch and draw "
+               "a chart of the monthly sales totals")
+    assert len(texts(request)) == 3
+    route(index, RouteRequest(query=request, strategy="hybrid"), embed_texts=embed)
+    assert embed.calls == [[request, *texts(request)]]
 
 
 def test_halves_are_cut_only_while_there_is_room_for_them() -> None:
