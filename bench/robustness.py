@@ -12,8 +12,9 @@ does) is also routed after one perturbation at a time:
 - boiler:  the same sentence in front of every description (generated API docs);
 - typo:    two neighbouring letters swapped in a quarter of the requests' longer words;
 - keyword: requests cut to their content words, lower case (search-box traffic);
-- paired:  two requests for different tools joined into one sentence with ", and" (a request that
-           needs both, in one breath: "Find me a recipe for lasagne, and translate it to French").
+- paired:  two requests for different tools joined into one sentence with ", and", a request that
+           needs both in one breath ("Show me the weather forecast for Lisbon this weekend, and
+           send the weekly sales report to Anna").
 
 Each is calibrated and routed exactly as the REST endpoint and `evaluate` do (bench/quality.py's
 `dataset`, the service's default model), and the baselines are measured in the same run (the

@@ -33,20 +33,20 @@ asks for) and seal-dev gained less (0.965 / 0.980); three content words a side, 
 curated split lost 0.002 at recall@5 ("the name and job title of" is no two needs); five, seal-dev
 0.966 / 0.979.
 
-A request of one part is cut at "and" the same way ("Send the report to Anna, and draw a chart of
-the monthly sales"), but its halves weigh ONE_PART_HALVES_WEIGHT together, less than one need, the
-request is embedded as written beside them, and its places go by expected coverage however many
-halves it has: a chatty request for one tool says "and" too, and the whole request, weighing four
-times its halves, keeps the tool it points at. Measured on two-tool requests made of two one-tool
-requests joined with ", and" (bench/robustness.py, "paired"), where the whole request had lost
-the second tool (recall@5 bfcl-dev 0.773, plugins-dev 0.810, seal-dev 0.790, below its BM25 at
-0.815): 0.880, 0.853 and 0.950. On the dev sets' own requests (recall@5 / @10): plugins-dev 0.8933
-/ 0.9180 -> 0.8947 / 0.9180, seal-dev 0.9666 / 0.9806 -> 0.9671 / 0.9811, its curated split 0.9608 /
-0.9781 -> 0.9608 / 0.9786, plugins-dev's curated split 0.9473 / 0.9654 -> 0.9473 / 0.9646 (one
-request), bfcl-dev and recall@1 everywhere unchanged. Cut with each half weighing a need and
+A request of one part is cut at "and" the same way ("Send the weekly sales report to Anna, and draw
+a chart of the monthly totals"), but its halves weigh ONE_PART_HALVES_WEIGHT together, less than
+one need, the request is embedded as written beside them, and its places go by expected coverage
+however many halves it has: a chatty request for one tool says "and" too, and the whole request,
+weighing four times its halves, keeps the tool it points at. Measured on two-tool requests made of
+two one-tool requests joined with ", and" (bench/robustness.py, "paired"), where the whole request
+had lost the second tool (recall@5 bfcl-dev 0.773, plugins-dev 0.810, seal-dev 0.790, below its
+BM25 at 0.815): 0.880, 0.853 and 0.950. On the dev sets' own requests (recall@5 / @10): plugins-dev
+0.8933 / 0.9180 -> 0.8947 / 0.9180, seal-dev 0.9666 / 0.9806 -> 0.9671 / 0.9811, its curated split
+0.9608 / 0.9781 -> 0.9608 / 0.9786, plugins-dev's curated split 0.9473 / 0.9654 -> 0.9473 / 0.9646
+(one request), bfcl-dev and recall@1 everywhere unchanged. Cut with each half weighing a need and
 ranked as a request of two parts (every need covered first), plugins-dev's recall@1 went 0.753 ->
-0.745, as it did when "and" cut every request before needs were weighted. A cut request embeds
-its halves beside itself, in the same call: route p50 with a fresh embedding 7.2 -> 7.8 ms on
+0.745, as it did when "and" cut every request before needs were weighted. A cut request embeds its
+halves beside itself, in the same call: route p50 with a fresh embedding 7.2 -> 7.8 ms on
 plugins-dev (57 of 300 requests cut), within 0.5 ms on seal-dev and bfcl-dev.
 """
 from __future__ import annotations
