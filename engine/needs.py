@@ -124,8 +124,9 @@ WHOLE_FROM_NEEDS_MIN = 3
 
 @dataclass(frozen=True)
 class Need:
-    """One need of a request: its text, and its weight among the request's needs (1, or a share of
-    one for the halves of a need cut at "and")."""
+    """One need of a request: its text, and its weight among the request's needs: 1, a share of one
+    for the halves of a part cut at "and", a share of ONE_PART_HALVES_WEIGHT for the halves of a
+    request of one part (so they weigh less than one together: `of_one_part`)."""
 
     text: str
     weight: float = 1.0
