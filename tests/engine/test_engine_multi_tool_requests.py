@@ -92,6 +92,18 @@ def test_a_request_of_one_part_is_cut_at_and_into_halves_that_weigh_half_a_need(
                                     Need("book a quiet room for two nights there", 0.25)]
 
 
+def test_a_request_of_one_part_is_cut_at_its_comma_and_with_two_content_words_a_side() -> None:
+    """The comma marks two clauses, so a short side still counts as a need of its own."""
+    assert split_needs("Translate this letter to French, and email it to Anna") == [
+        Need("Translate this letter to French", 0.25), Need("email it to Anna", 0.25)]
+
+
+def test_and_without_a_comma_or_before_a_short_list_item_does_not_cut() -> None:
+    for request in ("Translate this letter to French and email it to Anna", "Find cheap flights, hotels, and cars",
+                    "Translate this letter to French, and email it to Anna, and print two copies"):
+        assert split_needs(request) == [Need(request)]
+
+
 EMAIL_AND_CHART = "Send an email message to the recipient Anna about lunch and draw a chart of our sales totals"
 ARCHIVE_EMAIL = ToolEntry("archive_email", "Archive an email message from the inbox", "email", PARAMS)
 
